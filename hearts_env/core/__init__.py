@@ -1,0 +1,30 @@
+"""The rules engine: cards, rules, a deal, a match and game records. Standard library and numpy only."""
+
+from .actions import NUM_ACTIONS, action_name, parse_action
+from .cards import card_name, card_symbol, parse_card, parse_cards
+from .deal import Deal
+from .errors import HeartsError, IllegalActionError, InvalidDealError, RecordError, RulesError
+from .match import Match
+from .presets import PRESET_DESCRIPTIONS, PRESETS
+from .rules import InstantWin, Rules
+
+__all__ = [
+    "NUM_ACTIONS",
+    "PRESETS",
+    "PRESET_DESCRIPTIONS",
+    "Deal",
+    "HeartsError",
+    "IllegalActionError",
+    "InstantWin",
+    "InvalidDealError",
+    "Match",
+    "RecordError",
+    "Rules",
+    "RulesError",
+    "action_name",
+    "card_name",
+    "card_symbol",
+    "parse_action",
+    "parse_card",
+    "parse_cards",
+]

@@ -1,0 +1,113 @@
+"""Scoring one deal (RULES.md §3.5) and the cumulative-score steps of §3.6.
+
+Pure functions over won-card masks and trick counts, so the engine, the batched engine's tests
+and any analysis code score a deal the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .rules import Rules
+
+SUBTRACT, ADD = "subtract", "add"
+
+
+@dataclass(frozen=True)
+class DealScore:
+    """The outcome of one deal's scoring pipeline."""
+
+    scores: tuple[int, ...]
+    raw: tuple[int, ...]  # card points taken, before moon and adjustments
+    shooter: int | None = None
+    shot: str | None = None  # "moon" or "sun"
+    moon_applied: str | None = None  # "subtract", "add" or "cancel"
+
+
+def find_shooter(rules: Rules, won: Sequence[int], tricks: Sequence[int]) -> tuple[int | None, str | None]:
+    """Steps 2–3: who shot the sun (every trick) or the moon (every penalty card), if anyone."""
+    t = rules.tables
+    if rules.sun_enabled:
+        for p, count in enumerate(tricks):
+            if count == t.num_tricks:
+                return p, "sun"
+    penalty = t.penalty_mask
+    if rules.moon_enabled and penalty:
+        for p, mask in enumerate(won):
+            if mask & penalty != penalty:
+                continue
+            if rules.moon_requires_all_tricks and tricks[p] != t.num_tricks:
+                continue
+            if rules.moon_requires_bonus_card and not (mask >> t.bonus_card) & 1:
+                continue
+            return p, "moon"
+    return None, None
+
+
+def apply_resets(totals: Sequence[int], rules: Rules) -> list[int]:
+    """§3.6: exact-score resets, applied once (never chained)."""
+    resets = rules.tables.resets
+    return [resets.get(total, total) for total in totals]
+
+
+def is_first(totals: Sequence[int], seat: int, tie_counts: bool) -> bool:
+    """Whether ``seat`` holds first place: strictly lowest, or tied lowest when ``tie_counts``."""
+    others = [t for p, t in enumerate(totals) if p != seat]
+    return totals[seat] <= min(others) if tie_counts else totals[seat] < min(others)
+
+
+def moon_choice_needed(rules: Rules) -> bool:
+    return rules.moon_mode == "shooter_choice"
+
+
+def score_deal(
+    rules: Rules,
+    won: Sequence[int],
+    tricks: Sequence[int],
+    totals_before: Sequence[int] | None = None,
+    moon_choice: str | None = None,
+) -> DealScore:
+    """Steps 1–6 of the per-deal pipeline. ``moon_choice`` ("subtract"/"add") is the shooter's
+    decision under ``shooter_choice``; ``totals_before`` feeds ``add_unless_shooter_loses``."""
+    t = rules.tables
+    n = len(won)
+    values = t.card_values
+    raw = [sum(values[c] for c in range(52) if (mask >> c) & 1 and values[c]) for mask in won]
+    shooter, shot = find_shooter(rules, won, tricks)
+    if shooter is None:
+        scores = list(raw)
+        if rules.no_tricks_adjustment:
+            scores = [s + (rules.no_tricks_adjustment if tricks[p] == 0 else 0) for p, s in enumerate(scores)]
+        return DealScore(tuple(scores), tuple(raw), None, None, None)
+
+    if rules.moon_mode == "cancel_deal":
+        return DealScore((0,) * n, tuple(raw), shooter, shot, "cancel")
+    value = rules.sun_value if shot == "sun" else t.moon_value
+    # Step 4: penalty points vanish; what is left is bonus (non-positive) points.
+    base = [sum(values[c] for c in range(52) if (mask >> c) & 1 and values[c] < 0) for mask in won]
+    if shot == "sun" or rules.moon_requires_bonus_card:
+        base[shooter] = 0  # the shooter's deal score is exactly the moon/sun amount
+    subtract = list(base)
+    subtract[shooter] -= value
+    add = [b + (0 if p == shooter else value) for p, b in enumerate(base)]
+    mode = rules.moon_mode
+    if mode == "subtract_from_shooter":
+        applied = SUBTRACT
+    elif mode == "add_to_others":
+        applied = ADD
+    elif mode == "shooter_choice":
+        if moon_choice not in (SUBTRACT, ADD):
+            raise ValueError("shooter_choice scoring needs moon_choice 'subtract' or 'add'")
+        applied = moon_choice
+    else:  # add_unless_shooter_loses (RULES.md §3.5 note A)
+        before = list(totals_before) if totals_before is not None else [0] * n
+        after = apply_resets([b + a for b, a in zip(before, add, strict=True)], rules)
+        threshold = rules.game_end_threshold
+        reaches_end = threshold is not None and max(after) >= threshold
+        first = is_first(after, shooter, rules.moon_conditional_tie_counts_as_first)
+        applied = SUBTRACT if reaches_end and not first else ADD
+    scores = subtract if applied == SUBTRACT else add
+    if rules.no_tricks_adjustment and rules.no_tricks_adjustment_on_moon:
+        scores = [s + (rules.no_tricks_adjustment if tricks[p] == 0 else 0) for p, s in enumerate(scores)]
+    return DealScore(tuple(scores), tuple(raw), shooter, shot, applied)
