@@ -6,6 +6,7 @@ from .deal import Deal
 from .errors import HeartsError, IllegalActionError, InvalidDealError, RecordError, RulesError
 from .match import Match
 from .presets import PRESET_DESCRIPTIONS, PRESETS
+from .record import load_record, record_of, replay_record, save_record
 from .rules import InstantWin, Rules
 
 __all__ = [
@@ -24,7 +25,11 @@ __all__ = [
     "action_name",
     "card_name",
     "card_symbol",
+    "load_record",
     "parse_action",
     "parse_card",
     "parse_cards",
+    "record_of",
+    "replay_record",
+    "save_record",
 ]

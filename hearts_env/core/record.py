@@ -1,0 +1,158 @@
+"""Game records: a match's deals, hands, passes, plays and scores as JSON, replayable exactly.
+
+A record stores, per deal, the dealer, the pass kind of the cycle, the deal's seed (which fixes
+the smoosh shuffle), the dealt hands and kitty, and every action by name. ``replay_record``
+rebuilds the match through the engine and checks every score and total against the record; a
+malformed or tampered record raises ``RecordError`` with the reason and nothing half-replayed is
+returned.
+
+    save_record(match, "game.json")
+    match = replay_record(load_record("game.json"))
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .actions import action_name, parse_action
+from .cards import card_name, cards_of
+from .errors import HeartsError, RecordError
+from .match import Match
+from .rules import Rules
+
+FORMAT = "hearts-env/game-record"
+VERSION = 1
+
+
+def record_of(match: Match) -> dict[str, Any]:
+    """The record of ``match`` so far (a match in progress gives ``complete: false``)."""
+    deals = [summary.deal for summary in match.history]
+    if not match.over:
+        deals.append(match.deal)
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "rules": match.rules.to_dict(),
+        "seed": match.seed,
+        "deals": [
+            {
+                "dealer": deal.dealer,
+                "pass_kind": deal.cycle_kind,
+                "seed": deal.seed,
+                "hands": [[card_name(c) for c in cards_of(h)] for h in deal.dealt_hands],
+                "kitty": [card_name(c) for c in deal.kitty_cards],
+                "actions": [action_name(a) for a in deal.actions],
+                "scores": list(deal.result.scores) if deal.result is not None else None,
+                "cancelled": deal.cancelled,
+            }
+            for deal in deals
+        ],
+        "totals": list(match.totals),
+        "complete": match.over,
+        "winners": list(match.winners),
+    }
+
+
+def save_record(match: Match, path: str | Path) -> Path:
+    """Write the record of ``match`` as JSON (atomically: a partial file never replaces a good one)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(record_of(match), indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise RecordError(f"cannot read game record {path}: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise RecordError(f"{path} is not JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise RecordError(f"{path} is not a game record (expected a JSON object)")
+    return data
+
+
+def _field(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in data:
+        raise RecordError(f"{where}: missing field {key!r}")
+    value = data[key]
+    if not isinstance(value, kind) or (
+        isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))
+    ):
+        raise RecordError(f"{where}: field {key!r} has the wrong type ({type(value).__name__})")
+    return value
+
+
+def replay_record(record: dict[str, Any]) -> Match:
+    """Replay a record through the engine and return the resulting match; raise ``RecordError`` if the
+    record is malformed or any deal, score or total differs from what the engine produces."""
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise RecordError(f"not a game record: the 'format' field must be {FORMAT!r}")
+    if record.get("version") != VERSION:
+        raise RecordError(f"unsupported game record version {record.get('version')!r} (this engine reads {VERSION})")
+    try:
+        rules = Rules.from_dict(_field(record, "rules", dict, "record"))
+    except HeartsError as err:
+        raise RecordError(f"record: invalid rules: {err}") from None
+    deals = _field(record, "deals", list, "record")
+    if not deals:
+        raise RecordError("record: no deals")
+    match = Match(rules, seed=0)
+    first = _field(deals[0], "dealer", int, "deal 0") if isinstance(deals[0], dict) else None
+    if first is None or not 0 <= first < rules.num_players:
+        raise RecordError("deal 0: dealer is not a seat")
+    match.dealer = first
+    for i, entry in enumerate(deals):
+        where = f"deal {i}"
+        if not isinstance(entry, dict):
+            raise RecordError(f"{where}: expected an object")
+        if match.over:
+            raise RecordError(f"{where}: the match was already over after deal {i - 1}")
+        dealer = _field(entry, "dealer", int, where)
+        kind = _field(entry, "pass_kind", str, where)
+        if dealer != match.dealer:
+            raise RecordError(f"{where}: dealer {dealer} but the rotation gives seat {match.dealer}")
+        expected_kind = rules.pass_kind_for_deal(match.cycle_position)
+        if kind != expected_kind:
+            raise RecordError(f"{where}: pass kind {kind!r} but the cycle gives {expected_kind!r}")
+        seed = entry.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise RecordError(f"{where}: seed must be a whole number or null")
+        try:
+            match.deal = match._new_deal(
+                seed=seed, hands=_field(entry, "hands", list, where), kitty=_field(entry, "kitty", list, where)
+            )
+        except HeartsError as err:
+            raise RecordError(f"{where}: invalid deal: {err}") from None
+        deal = match.deal
+        actions = _field(entry, "actions", list, where)
+        for j, name in enumerate(actions):
+            if deal.is_terminal():
+                raise RecordError(f"{where}: action {j} ({name!r}) comes after the deal ended")
+            try:
+                match.apply_action(parse_action(str(name)))
+            except (HeartsError, ValueError) as err:
+                raise RecordError(f"{where}, action {j} ({name!r}): {err}") from None
+        last = i == len(deals) - 1
+        if not deal.is_terminal():
+            if not last:
+                raise RecordError(f"{where}: the deal is unfinished but more deals follow")
+            if entry.get("scores") is not None:
+                raise RecordError(f"{where}: scores are recorded but the deal is unfinished")
+            continue
+        if list(deal.scores) != entry.get("scores"):
+            raise RecordError(f"{where}: recorded scores {entry.get('scores')} but the play gives {list(deal.scores)}")
+        if bool(entry.get("cancelled", False)) != deal.cancelled:
+            raise RecordError(f"{where}: 'cancelled' does not match the play")
+    if _field(record, "totals", list, "record") != list(match.totals):
+        raise RecordError(f"record: totals {record['totals']} but the play gives {list(match.totals)}")
+    if bool(record.get("complete")) != match.over:
+        raise RecordError("record: 'complete' does not match the play")
+    if match.over and list(record.get("winners", [])) != list(match.winners):
+        raise RecordError(f"record: winners {record.get('winners')} but the play gives {list(match.winners)}")
+    return match
