@@ -77,13 +77,11 @@ def load_record(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def _field(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+def _field(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
     if key not in data:
         raise RecordError(f"{where}: missing field {key!r}")
     value = data[key]
-    if not isinstance(value, kind) or (
-        isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))
-    ):
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise RecordError(f"{where}: field {key!r} has the wrong type ({type(value).__name__})")
     return value
 
