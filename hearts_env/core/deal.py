@@ -104,6 +104,9 @@ class Deal:
         self.eldest = (dealer + 1) % n
         self.seed = seed
         self.rng = random.Random(seed)
+        # The smoosh shuffle draws from its own stream, so a deal replayed from explicit hands and
+        # the same seed passes exactly as the seeded deal did.
+        self.pass_rng = random.Random(self.rng.getrandbits(64))
         self.totals_before = list(totals) if totals is not None else [0] * n
         if len(self.totals_before) != n:
             raise InvalidDealError(f"totals must have {n} entries, got {len(self.totals_before)}")
@@ -120,7 +123,7 @@ class Deal:
                 dealt[(self.eldest + i) % n] |= 1 << deck[i]
             self.kitty_cards = deck[size * n :]
         else:
-            dealt, self.kitty_cards = _check_hands(rules, hands, kitty)
+            dealt, self.kitty_cards = check_hands(rules, hands, kitty)
         self.dealt_hands: tuple[int, ...] = tuple(dealt)
         self.hands: list[int] = list(dealt)
         self.kitty = mask_of(self.kitty_cards)
@@ -222,6 +225,8 @@ class Deal:
             setattr(other, key, [list(x) for x in getattr(self, key)])
         other.rng = random.Random()
         other.rng.setstate(self.rng.getstate())
+        other.pass_rng = random.Random()
+        other.pass_rng.setstate(self.pass_rng.getstate())
         return other
 
     # ------------------------------------------------------------------ legal sets
@@ -385,8 +390,8 @@ class Deal:
                 take = True
             elif taker == "one_card_per_trick":
                 take = i == number
-            else:  # first_penalty_taker: the first trick holding a penalty card
-                take = bool(self.trick_mask & self.rules.tables.penalty_mask)
+            else:  # first_penalty_taker: "the first trick containing a heart or QS" (RULES.md §3.1)
+                take = bool(self.trick_mask & (HEARTS_MASK | QS_BIT))
             if take or last:  # [ENGINE] whatever is still unclaimed after the last trick goes to its winner
                 self.kitty_taken_by[i] = winner
                 self.won[winner] |= 1 << self.kitty_cards[i]
@@ -472,7 +477,7 @@ class Deal:
                     moves.append((card, p, (p + 1 + i // share) % n))
         elif kind == "smoosh":
             pool = [card for p in self.pass_order for card in self.chosen[p]]
-            self.rng.shuffle(pool)
+            self.pass_rng.shuffle(pool)
             for p in range(n):
                 for card in self.chosen[p]:
                     self.passed[p].append((card, -1))
@@ -514,7 +519,7 @@ class Deal:
         self._start_trick(leader)
 
 
-def _check_hands(
+def check_hands(
     rules: Rules, hands: Sequence[Sequence[int | str]], kitty: Sequence[int | str] | None
 ) -> tuple[list[int], list[int]]:
     """Validate explicit hands (and kitty) for ``rules``; return hand masks and the kitty cards."""
@@ -527,7 +532,10 @@ def _check_hands(
 
     def to_id(card: int | str) -> int:
         if isinstance(card, str):
-            return parse_card(card)
+            try:
+                return parse_card(card)
+            except ValueError as err:
+                raise InvalidDealError(str(err)) from None
         if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
             raise InvalidDealError(f"{card!r} is not a card")
         return card

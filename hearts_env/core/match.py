@@ -9,10 +9,12 @@ always a seat to move until the match is over. Finished deals are kept in ``hist
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .deal import Deal
+from .errors import InvalidDealError
 from .rules import Rules
 from .scoring import apply_resets
 
@@ -32,9 +34,20 @@ class DealSummary:
 
 
 class Match:
-    """A match of Hearts under ``rules``; ``seed`` fixes the first dealer, every deal and every smoosh."""
+    """A match of Hearts under ``rules``; ``seed`` fixes the first dealer, every deal and every smoosh.
 
-    def __init__(self, rules: Rules | None = None, *, seed: int | None = None) -> None:
+    ``first_dealer`` overrides the rules' first dealer, and ``scripted_deals`` (mappings with
+    ``seed``, ``hands`` and optionally ``kitty``) are dealt, in order, before any random deal: that is
+    how a game record is replayed and how a test scripts a whole match."""
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        *,
+        seed: int | None = None,
+        first_dealer: int | None = None,
+        scripted_deals: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
         rules = rules if rules is not None else Rules()
         self.rules = rules
         self.num_players = rules.num_players
@@ -42,6 +55,12 @@ class Match:
         self.rng = random.Random(seed)
         n = rules.num_players
         self.dealer = self.rng.randrange(n) if rules.first_dealer == "random" else int(rules.first_dealer)
+        if first_dealer is not None:
+            if isinstance(first_dealer, bool) or not isinstance(first_dealer, int) or not 0 <= first_dealer < n:
+                raise InvalidDealError(f"first_dealer must be a seat 0..{n - 1}, got {first_dealer!r}")
+            self.dealer = first_dealer
+        self._script = list(scripted_deals)
+        self.deals_dealt = 0  # deals dealt so far, cancelled ones included
         self.totals = [0] * n
         self.cycle_position = 0
         self.deals_counted = 0
@@ -50,6 +69,8 @@ class Match:
         self.over = False
         self.end_reason = ""
         self.deal = self._new_deal()
+        if self.deal.is_terminal():  # cancelled as dealt (void_deal with no decision to make)
+            self._finish_deal()
 
     # ---- the decision interface, delegated to the deal in progress
     @property
@@ -73,26 +94,32 @@ class Match:
             self._finish_deal()
 
     # ---- deal sequencing
-    def _new_deal(
-        self,
-        *,
-        seed: int | None = None,
-        hands: Sequence[Sequence[int | str]] | None = None,
-        kitty: Sequence[int | str] | None = None,
-    ) -> Deal:
+    def _new_deal(self) -> Deal:
+        script = self._script.pop(0) if self._script else {}
+        seed = script.get("seed")
         deal_seed = self.rng.getrandbits(63) if seed is None else seed
         kind = self.rules.pass_kind_for_deal(self.cycle_position)
+        self.deals_dealt += 1
         return Deal(
             self.rules,
             seed=deal_seed,
-            hands=hands,
-            kitty=kitty,
+            hands=script.get("hands"),
+            kitty=script.get("kitty"),
             dealer=self.dealer,
             pass_kind=kind,
             totals=self.totals,
         )
 
     def _finish_deal(self) -> None:
+        # A new deal can be over the moment it is dealt (``void_deal``: an all-hearts eldest hand
+        # leading a hold deal); it is finished here too, so there is always a seat to move.
+        while self._finish_one_deal():
+            self.deal = self._new_deal()
+            if not self.deal.is_terminal():
+                return
+
+    def _finish_one_deal(self) -> bool:
+        """Account for the finished ``self.deal``; whether the match goes on to another deal."""
         deal = self.deal
         rules = self.rules
         n = self.num_players
@@ -112,11 +139,11 @@ class Match:
             step = 1 if rules.dealer_rotation == "clockwise" else -1
             self.dealer = (self.dealer + step) % n
             if self._check_end():
-                return
+                return False
         if len(self.history) >= MAX_DEALS:
             self._end(tuple(p for p in range(n) if self.totals[p] == min(self.totals)), "deal limit reached")
-            return
-        self.deal = self._new_deal()
+            return False
+        return True
 
     def _check_end(self) -> bool:
         rules = self.rules

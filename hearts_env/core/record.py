@@ -18,6 +18,7 @@ from typing import Any
 
 from .actions import action_name, parse_action
 from .cards import card_name, cards_of
+from .deal import check_hands
 from .errors import HeartsError, RecordError
 from .match import Match
 from .rules import Rules
@@ -100,45 +101,42 @@ def replay_record(record: dict[str, Any]) -> Match:
     deals = _field(record, "deals", list, "record")
     if not deals:
         raise RecordError("record: no deals")
-    match = Match(rules, seed=0)
-    first = _field(deals[0], "dealer", int, "deal 0") if isinstance(deals[0], dict) else None
-    if first is None or not 0 <= first < rules.num_players:
-        raise RecordError("deal 0: dealer is not a seat")
-    match.dealer = first
+    script = []
     for i, entry in enumerate(deals):
         where = f"deal {i}"
         if not isinstance(entry, dict):
             raise RecordError(f"{where}: expected an object")
-        if match.over:
-            raise RecordError(f"{where}: the match was already over after deal {i - 1}")
-        dealer = _field(entry, "dealer", int, where)
-        kind = _field(entry, "pass_kind", str, where)
-        if dealer != match.dealer:
-            raise RecordError(f"{where}: dealer {dealer} but the rotation gives seat {match.dealer}")
-        expected_kind = rules.pass_kind_for_deal(match.cycle_position)
-        if kind != expected_kind:
-            raise RecordError(f"{where}: pass kind {kind!r} but the cycle gives {expected_kind!r}")
         seed = entry.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise RecordError(f"{where}: seed must be a whole number or null")
+        hands, kitty = _field(entry, "hands", list, where), _field(entry, "kitty", list, where)
         try:
-            match.deal = match._new_deal(
-                seed=seed, hands=_field(entry, "hands", list, where), kitty=_field(entry, "kitty", list, where)
-            )
+            check_hands(rules, hands, kitty)
         except HeartsError as err:
             raise RecordError(f"{where}: invalid deal: {err}") from None
+        script.append({"seed": seed, "hands": hands, "kitty": kitty})
+    try:
+        match = Match(rules, seed=0, first_dealer=_field(deals[0], "dealer", int, "deal 0"), scripted_deals=script)
+    except HeartsError as err:
+        raise RecordError(f"deal 0: {err}") from None
+    for i, entry in enumerate(deals):
+        where = f"deal {i}"
+        if match.over or match.deals_dealt != i + 1:
+            raise RecordError(f"{where}: the match was already over, or this deal never came, after deal {i - 1}")
         deal = match.deal
-        actions = _field(entry, "actions", list, where)
-        for j, name in enumerate(actions):
+        if _field(entry, "dealer", int, where) != deal.dealer:
+            raise RecordError(f"{where}: dealer {entry['dealer']} but the rotation gives seat {deal.dealer}")
+        if _field(entry, "pass_kind", str, where) != deal.cycle_kind:
+            raise RecordError(f"{where}: pass kind {entry['pass_kind']!r} but the cycle gives {deal.cycle_kind!r}")
+        for j, name in enumerate(_field(entry, "actions", list, where)):
             if deal.is_terminal():
                 raise RecordError(f"{where}: action {j} ({name!r}) comes after the deal ended")
             try:
                 match.apply_action(parse_action(str(name)))
             except (HeartsError, ValueError) as err:
                 raise RecordError(f"{where}, action {j} ({name!r}): {err}") from None
-        last = i == len(deals) - 1
         if not deal.is_terminal():
-            if not last:
+            if i != len(deals) - 1:
                 raise RecordError(f"{where}: the deal is unfinished but more deals follow")
             if entry.get("scores") is not None:
                 raise RecordError(f"{where}: scores are recorded but the deal is unfinished")

@@ -174,8 +174,14 @@ class Rules:
             norm(self, "removed_cards", tuple(self.removed_cards))
         if isinstance(self.pass_cycle, list):
             norm(self, "pass_cycle", tuple(self.pass_cycle))
-        if isinstance(self.per_card_points, Mapping):
-            norm(self, "per_card_points", tuple(self.per_card_points.items()))
+        if isinstance(self.per_card_points, Mapping | list | tuple):
+            items = self.per_card_points.items() if isinstance(self.per_card_points, Mapping) else self.per_card_points
+            # the order of entries never matters (suits apply before cards), so store them sorted
+            try:
+                pairs = tuple(sorted((str(k), v) for k, v in items))
+            except (TypeError, ValueError):
+                raise RulesError("per_card_points", "must be a table of card or suit to points") from None
+            norm(self, "per_card_points", pairs)
         if isinstance(self.exact_score_resets, Mapping):
             items = self.exact_score_resets.items()
             try:
@@ -197,10 +203,18 @@ class Rules:
     # ---- construction -------------------------------------------------------------------
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> Rules:
-        """The named preset of RULES.md §5, with ``overrides`` applied (option names as keywords)."""
+        """The named preset of RULES.md §5, with ``overrides`` applied (option names as keywords).
+
+        A preset whose pass cycle is the §3.3 default for its player count follows the new count's
+        default when only ``num_players`` is overridden (``across`` exists only for an even N)."""
         from .presets import preset_options
 
         options = preset_options(name)
+        n = overrides.get("num_players")
+        if isinstance(n, int) and not isinstance(n, bool) and "pass_cycle" not in overrides:
+            cycle = options.get("pass_cycle", "auto")
+            if cycle != "auto" and tuple(cycle) == default_pass_cycle(options.get("num_players", 4)):
+                options["pass_cycle"] = list(default_pass_cycle(n))
         options.update(overrides)
         return cls.from_dict(options)
 
@@ -524,6 +538,12 @@ def _validate(r: Rules) -> None:
                 f"{remaining} cards remain after removing {len(removed)}, which {n} players cannot share evenly "
                 f"(remove {remaining % n} more, or use deal_remainder = 'kitty')",
             )
+    elif r.deal_remainder == "remove_cards" and bonus in AUTO_REMOVED_CARDS[n]:
+        raise RulesError(
+            "removed_cards",
+            f"'auto' removes {', '.join(AUTO_REMOVED_CARDS[n])} for {n} players, which includes the bonus card "
+            f"{bonus}; the bonus card is never removed, so list removed_cards explicitly",
+        )
     removed_count = (
         len(removed) if removed != "auto" else (0 if r.deal_remainder == "kitty" else len(AUTO_REMOVED_CARDS[n]))
     )
