@@ -72,7 +72,14 @@ def _suit_tables() -> list[tuple[tuple[int, ...], ...]]:
 
 def mask_to_actions(mask: int) -> list[int]:
     """The action ids set in ``mask``, ascending."""
-    c, d, s, h = _suit_tables()
+    tables = _SUIT_TABLES or _suit_tables()
+    top = (mask.bit_length() - 1) // NUM_RANKS
+    if 0 <= top < 4:  # one suit only (the common case when following): a single look-up
+        shift = NUM_RANKS * top
+        high = mask >> shift
+        if high << shift == mask:
+            return list(tables[top][high])
+    c, d, s, h = tables
     out = [*c[mask & 0x1FFF], *d[mask >> 13 & 0x1FFF], *s[mask >> 26 & 0x1FFF], *h[mask >> 39 & 0x1FFF]]
     if mask >> NUM_CARDS:
         out.extend(a for a in range(NUM_CARDS, 68) if mask >> a & 1)
@@ -106,7 +113,7 @@ class Deal:
         self.rng = random.Random(seed)
         # The smoosh shuffle draws from its own stream, so a deal replayed from explicit hands and
         # the same seed passes exactly as the seeded deal did.
-        self.pass_rng = random.Random(self.rng.getrandbits(64))
+        self._pass_seed = self.rng.getrandbits(64)
         self.totals_before = list(totals) if totals is not None else [0] * n
         if len(self.totals_before) != n:
             raise InvalidDealError(f"totals must have {n} entries, got {len(self.totals_before)}")
@@ -147,6 +154,7 @@ class Deal:
         self.cycle_kind = rules.pass_kind_for_deal(0) if pass_kind is None else pass_kind
         self.pass_kind: str | None = None  # the kind actually played (after dealer's choice)
         self.pass_order = [(self.eldest + i) % n for i in range(n)]
+        self._next_seat = tuple((p + 1) % n for p in range(n))
         self.pass_through = [False] * n
         self.declared = [False] * n
         self.chosen: list[list[int]] = [[] for _ in range(n)]
@@ -197,9 +205,10 @@ class Deal:
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the seat to move, ascending; empty only when the deal is over."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return mask_to_actions(self._legal)
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._play_legal() if self.phase == PLAYING else self._compute_legal()
+        return mask_to_actions(legal)
 
     def clone(self) -> Deal:
         other = object.__new__(Deal)
@@ -225,8 +234,6 @@ class Deal:
             setattr(other, key, [list(x) for x in getattr(self, key)])
         other.rng = random.Random()
         other.rng.setstate(self.rng.getstate())
-        other.pass_rng = random.Random()
-        other.pass_rng.setstate(self.pass_rng.getstate())
         return other
 
     # ------------------------------------------------------------------ legal sets
@@ -304,7 +311,9 @@ class Deal:
     def apply_action(self, action: int) -> None:
         """Apply the action of the seat to move. An illegal action raises ``IllegalActionError``
         naming it and the legal ones, and leaves the state unchanged."""
-        legal = self._legal if self._legal is not None else self.legal_mask()
+        legal = self._legal
+        if legal is None:
+            legal = self._compute_legal()
         if not isinstance(action, int) or action < 0 or not legal >> action & 1:
             self._reject(action, legal)
         self._legal = None
@@ -358,7 +367,7 @@ class Deal:
             if self._qs_breaks:
                 self.hearts_broken = True
         if len(self.trick) < self.num_players:
-            self.current_player = (seat + 1) % self.num_players
+            self.current_player = self._next_seat[seat]
             return
         # the trick is complete: the highest card of the led suit wins
         led = self.trick_mask & SUIT_MASKS[self.trick[0] // NUM_RANKS]
@@ -477,7 +486,7 @@ class Deal:
                     moves.append((card, p, (p + 1 + i // share) % n))
         elif kind == "smoosh":
             pool = [card for p in self.pass_order for card in self.chosen[p]]
-            self.pass_rng.shuffle(pool)
+            random.Random(self._pass_seed).shuffle(pool)
             for p in range(n):
                 for card in self.chosen[p]:
                     self.passed[p].append((card, -1))

@@ -334,6 +334,8 @@ class RuleTables:
         self.num_tricks = self.hand_size
         self.card_values = card_values(rules)
         self.penalty_mask = mask_of(c for c in self.deck if self.card_values[c] > 0)
+        # (card bit, value) of every card that scores, so scoring a deal reads ~15 cards, not 52
+        self.scoring_cards = tuple((1 << c, self.card_values[c]) for c in self.deck if self.card_values[c])
         self.penalty_total = sum(self.card_values[c] for c in self.deck if self.card_values[c] > 0)
         self.bonus_card = -1 if rules.bonus_card == "none" else parse_card(rules.bonus_card)
         self.moon_value = self.penalty_total if rules.moon_value == "total" else int(rules.moon_value)

@@ -72,8 +72,8 @@ def score_deal(
     decision under ``shooter_choice``; ``totals_before`` feeds ``add_unless_shooter_loses``."""
     t = rules.tables
     n = len(won)
-    values = t.card_values
-    raw = [sum(values[c] for c in range(52) if (mask >> c) & 1 and values[c]) for mask in won]
+    scoring = t.scoring_cards
+    raw = [sum(v for bit, v in scoring if mask & bit) for mask in won]
     shooter, shot = find_shooter(rules, won, tricks)
     if shooter is None:
         scores = list(raw)
@@ -85,7 +85,7 @@ def score_deal(
         return DealScore((0,) * n, tuple(raw), shooter, shot, "cancel")
     value = rules.sun_value if shot == "sun" else t.moon_value
     # Step 4: penalty points vanish; what is left is bonus (non-positive) points.
-    base = [sum(values[c] for c in range(52) if (mask >> c) & 1 and values[c] < 0) for mask in won]
+    base = [sum(v for bit, v in scoring if mask & bit and v < 0) for mask in won]
     if shot == "sun" or rules.moon_requires_bonus_card:
         base[shooter] = 0  # the shooter's deal score is exactly the moon/sun amount
     subtract = list(base)
