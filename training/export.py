@@ -237,3 +237,60 @@ def _check_export(network: nn.Module, directory: Path, rules: Rules, encoding_ve
 
 
 __all__ = ["export_model", "git_commit", "preset_name"]
+
+
+def export_checkpoint(
+    checkpoint: str | Path,
+    name: str,
+    *,
+    models_dir: str | Path = "models",
+    evaluation: Mapping[str, Any] | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """Export the policy of a training checkpoint (``runs/<run>/checkpoint.pt``) to ``models/<name>``."""
+    from .checkpoint import load_checkpoint
+    from .network import build_network
+
+    data = load_checkpoint(checkpoint, restore_rng=False)
+    network = build_network(data["network"])
+    network.load_state_dict(data["model"])
+    args = data["args"]
+    extra = data["extra"]
+    history = extra.get("history") or [{}]
+    if evaluation is None:
+        evaluation = {k: v for k, v in history[-1].items() if k.startswith("eval/")}
+    return export_model(
+        network,
+        Path(models_dir) / name,
+        name=name,
+        rules=args["rules"],
+        training_info={
+            "decisions": extra.get("decisions"),
+            "learner_decisions": extra.get("learner_decisions"),
+            "wall_time_s": round(float(extra.get("elapsed", 0.0)), 1),
+            "updates": data["update"],
+            "args": args,
+            "run": Path(checkpoint).parent.name,
+        },
+        evaluation=evaluation,
+        overwrite=overwrite,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``hearts export CHECKPOINT --name NAME``: write a checkpoint's policy as a playable model."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="hearts export", description=export_checkpoint.__doc__)
+    parser.add_argument("checkpoint", help="a training checkpoint, e.g. runs/<run>/checkpoint.pt")
+    parser.add_argument("--name", required=True, help="model name: the model goes to <models-dir>/<name>")
+    parser.add_argument("--models-dir", default="models")
+    parser.add_argument("--evaluation", help="JSON file of evaluation results to put in the model card")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing model of that name")
+    args = parser.parse_args(argv)
+    evaluation = json.loads(Path(args.evaluation).read_text(encoding="utf-8")) if args.evaluation else None
+    path = export_checkpoint(
+        args.checkpoint, args.name, models_dir=args.models_dir, evaluation=evaluation, overwrite=args.overwrite
+    )
+    print(f"exported {path}")
+    return 0

@@ -1,0 +1,630 @@
+"""PPO with action masking, self-play and an opponent pool, on the batched engine (CPU or CUDA).
+
+The whole algorithm reads top to bottom in ``train``: collect a rollout from ``num_envs`` tables in
+lockstep, compute GAE along each seat's own chain of decisions, run clipped PPO epochs, log,
+evaluate, checkpoint. Hearts is a multi-agent game: at every step one seat moves at each table.
+Each table has *learner* seats (played by the current network; their decisions are training
+samples) and *opponent* seats (played by a frozen snapshot of the network, the heuristic bot or a
+random bot, drawn per table from the pool at every rollout). A seat's reward (minus its deal points,
+divided by the deal's penalty total) arrives with the step that ends the deal; with ``gamma = 1``
+the value of a decision is that seat's expected final reward. A decision whose chain runs past the
+rollout's end (its deal is not over yet) is left out of the update: it has no target yet.
+
+    python -m training.ppo --config configs/train/standard.toml --total-decisions 2000000
+    python -m training.ppo --resume runs/<name>          # continue a killed run
+
+Every run is named (``<rules>-<network>-s<seed>-<time>`` unless ``--run-name``) and writes to
+``runs/<name>/``: TensorBoard logs, ``checkpoint.pt`` (atomically, every ``checkpoint_every``
+updates), ``learning_curve.png`` and ``metrics.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import random
+import sys
+import time
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from hearts_env.batched import BatchedHearts
+from hearts_env.core.rules import Rules
+
+from .checkpoint import load_checkpoint, save_checkpoint
+from .network import build_network, cardset_config, greedy_actions, mlp_config, sample_actions
+
+
+@dataclass
+class Args:
+    """Every setting of a training run. Each field documents itself; all can be set from a TOML file
+    (``--config``) and overridden on the command line (``--num-envs 512``)."""
+
+    rules: str = field(default="standard", metadata={"help": "preset name or rule file to train on"})
+    seed: int = field(default=1, metadata={"help": "seed of everything: deals, sampling, initial weights"})
+    run_name: str = field(default="", metadata={"help": "name of the run (default: derived from the settings)"})
+    runs_dir: str = field(default="runs", metadata={"help": "where runs write logs and checkpoints"})
+    device: str = field(default="cpu", metadata={"help": "torch device: cpu or cuda"})
+    threads: int = field(default=0, metadata={"help": "torch CPU threads (0: torch's default)"})
+    # network
+    network: str = field(default="mlp", metadata={"help": "mlp (baseline) or cardset (shared card embeddings)"})
+    hidden: list[int] = field(default_factory=lambda: [256, 256], metadata={"help": "hidden layer sizes"})
+    # rollouts
+    total_decisions: int = field(default=2_000_000, metadata={"help": "environment decisions to train for"})
+    num_envs: int = field(default=256, metadata={"help": "tables played in lockstep"})
+    num_steps: int = field(default=128, metadata={"help": "steps per table per rollout (one decision each)"})
+    # PPO
+    learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
+    anneal_lr: bool = field(default=True, metadata={"help": "decay the learning rate linearly to zero"})
+    gamma: float = field(default=1.0, metadata={"help": "discount along a seat's decisions within a deal"})
+    gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
+    update_epochs: int = field(default=4, metadata={"help": "PPO epochs per rollout"})
+    minibatch_size: int = field(default=2048, metadata={"help": "samples per gradient step"})
+    clip_coef: float = field(default=0.2, metadata={"help": "PPO ratio clip"})
+    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus (masked entropy)"})
+    vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
+    max_grad_norm: float = field(default=0.5, metadata={"help": "gradient norm clip"})
+    target_kl: float = field(default=0.0, metadata={"help": "stop an update's epochs early above this KL (0: off)"})
+    # opponents
+    selfplay_fraction: float = field(default=0.5, metadata={"help": "share of tables where every seat learns"})
+    pool: list[str] = field(
+        default_factory=lambda: ["snapshot", "heuristic", "random"],
+        metadata={"help": "opponent kinds drawn for the other tables: snapshot, heuristic, random"},
+    )
+    pool_weights: list[float] = field(
+        default_factory=lambda: [0.5, 0.4, 0.1], metadata={"help": "draw weights of the pool kinds"}
+    )
+    snapshot_every: int = field(default=10, metadata={"help": "updates between frozen snapshots"})
+    max_snapshots: int = field(default=8, metadata={"help": "snapshots kept in the pool"})
+    # evaluation, checkpoints, export
+    eval_every: int = field(default=10, metadata={"help": "updates between evaluations (0: only at the end)"})
+    eval_deals: int = field(default=2048, metadata={"help": "deals per evaluation opponent"})
+    checkpoint_every: int = field(default=10, metadata={"help": "updates between checkpoints"})
+    export_name: str = field(default="", metadata={"help": "export the final policy to models/<name>"})
+    progress: bool = field(default=True, metadata={"help": "show a progress bar"})
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Configuration: TOML file, then command line
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hearts train", description="PPO self-play training on the batched engine.")
+    parser.add_argument("--config", help="TOML file of Args fields (configs/train/*.toml)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default if f.default is not dataclasses.MISSING else None
+        if f.type in ("bool", bool):
+            parser.add_argument(flag, type=_bool, metavar="true|false", help=f.metadata["help"])
+        elif f.type.startswith("list"):
+            kind = int if "int" in f.type else (float if "float" in f.type else str)
+            parser.add_argument(flag, type=kind, nargs="+", help=f.metadata["help"])
+        else:
+            kind = {"int": int, "float": float, "str": str}[f.type]
+            parser.add_argument(flag, type=kind, help=f"{f.metadata['help']} (default {default!r})")
+    return parser
+
+
+def _bool(text: str) -> bool:
+    if text.lower() in ("1", "true", "yes", "on"):
+        return True
+    if text.lower() in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is not true or false")
+
+
+def args_from_dict(data: dict[str, Any], source: str) -> Args:
+    known = {f.name for f in dataclasses.fields(Args)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise SystemExit(f"{source}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return Args(**data)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, Path | None]:
+    ns = _parser().parse_args(argv)
+    data: dict[str, Any] = {}
+    resume = Path(ns.resume) if ns.resume else None
+    if resume is not None:
+        data.update(load_checkpoint(resume / "checkpoint.pt", restore_rng=False)["args"])
+    if ns.config:
+        with open(ns.config, "rb") as fh:
+            data.update(tomllib.load(fh))
+    for f in dataclasses.fields(Args):
+        value = getattr(ns, f.name)
+        if value is not None:
+            data[f.name] = value
+    return args_from_dict(data, ns.config or "arguments"), resume
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Opponents: each acts for a subset of rows of the batch
+# ---------------------------------------------------------------------------------------------------------------
+
+
+class RandomOpponent:
+    name = "random"
+
+    def act(self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+        return sample_actions(torch.zeros(mask.shape, device=mask.device), mask, generator)
+
+
+class NetworkOpponent:
+    """A frozen copy of the network (a past snapshot), sampling from its masked policy."""
+
+    def __init__(self, network: torch.nn.Module, name: str) -> None:
+        self.network = network
+        self.name = name
+
+    @torch.no_grad()
+    def act(self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+        logits, _ = self.network(obs)
+        return sample_actions(logits, mask, generator)
+
+
+class HeuristicOpponent:
+    """The rule-based bot in batched form (``hearts_env.batched`` provides it where available)."""
+
+    name = "heuristic"
+
+    def __init__(self, engine: BatchedHearts) -> None:
+        from hearts_env.batched import heuristic_actions  # type: ignore[attr-defined]
+
+        self._act = heuristic_actions
+        self.engine = engine
+
+    def act_rows(self, rows: torch.Tensor) -> torch.Tensor:
+        return self._act(self.engine, rows)
+
+
+def heuristic_available() -> bool:
+    try:
+        from hearts_env.batched import heuristic_actions  # type: ignore[attr-defined]  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rollout storage and advantages
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def compute_advantages(
+    values: torch.Tensor,
+    rewards: torch.Tensor,
+    terminal: torch.Tensor,
+    next_index: torch.Tensor,
+    gamma: float,
+    gae_lambda: float,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """GAE along each seat's chain of decisions.
+
+    All tensors are ``(T, B)``: ``next_index[t, b]`` is the step of the same seat's next decision at
+    table ``b`` (-1 if none inside the rollout), ``terminal`` marks a seat's last decision of a deal and
+    ``rewards`` its deal reward there. Returns ``(advantages, valid)``: ``valid`` is false for
+    decisions whose chain reaches the rollout's end before its deal ends (no target yet)."""
+    steps, batch = values.shape
+    advantages = torch.zeros_like(values)
+    valid = torch.zeros_like(terminal)
+    cols = torch.arange(batch, device=values.device)
+    for t in range(steps - 1, -1, -1):
+        nxt = next_index[t]
+        has_next = nxt >= 0
+        safe = nxt.clamp(min=0)
+        next_value = torch.where(has_next, values[safe, cols], torch.zeros_like(values[t]))
+        next_adv = torch.where(has_next, advantages[safe, cols], torch.zeros_like(values[t]))
+        next_valid = torch.where(has_next, valid[safe, cols], torch.zeros_like(valid[t]))
+        term = terminal[t]
+        delta = rewards[t] + gamma * next_value * (~term) - values[t]
+        advantages[t] = delta + gamma * gae_lambda * next_adv * (~term)
+        valid[t] = term | next_valid
+    return advantages, valid
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Evaluation inside training (quick, batched): the learner at one seat, three opponents of one kind
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@torch.no_grad()
+def evaluate_against(
+    network: torch.nn.Module, rules: Rules, opponent: str, deals: int, device: str, seed: int
+) -> dict[str, float]:
+    """Mean points per deal of the greedy learner (rotating over the seats) and of its opponents."""
+    n = rules.num_players
+    engine = BatchedHearts(rules, batch_size=deals, device=device, seed=seed)
+    generator = torch.Generator(device=engine.device).manual_seed(seed)
+    rows = torch.arange(deals, device=engine.device)
+    learner_seat = rows % n
+    finished = torch.zeros(deals, dtype=torch.bool, device=engine.device)
+    points = torch.zeros(deals, n, dtype=torch.float64, device=engine.device)
+    heuristic = HeuristicOpponent(engine) if opponent == "heuristic" else None
+    while not bool(finished.all()):
+        obs = engine.observe()
+        mask = engine.legal_mask()
+        current = engine.current_player
+        actions = torch.zeros(deals, dtype=torch.int64, device=engine.device)
+        mine = current == learner_seat
+        if bool(mine.any()):
+            logits, _ = network(obs[mine])
+            actions[mine] = greedy_actions(logits, mask[mine])
+        theirs = ~mine
+        if bool(theirs.any()):
+            if heuristic is not None:
+                actions[theirs] = heuristic.act_rows(rows[theirs])
+            else:
+                actions[theirs] = RandomOpponent().act(obs[theirs], mask[theirs], generator)
+        result = engine.step(actions)
+        newly = result.done & ~finished
+        points[newly] = result.scores[newly].double()
+        finished |= result.done
+    own = points[rows, learner_seat]
+    others = (points.sum(dim=1) - own) / (n - 1)
+    return {
+        "points": float(own.mean()),
+        "points_se": float(own.std() / math.sqrt(deals)),
+        "opponent_points": float(others.mean()),
+    }
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Training
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _network_config(args: Args, obs_dim: int) -> dict[str, Any]:
+    if args.network == "mlp":
+        return mlp_config(obs_dim, hidden=args.hidden)
+    if args.network == "cardset":
+        return cardset_config(obs_dim, hidden=args.hidden)
+    raise SystemExit(f"unknown network {args.network!r}; use mlp or cardset")
+
+
+def default_run_name(args: Args) -> str:
+    rules = Path(args.rules).stem
+    return f"{rules}-{args.network}-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
+    """Run PPO as configured; returns the final metrics (also written to the run directory)."""
+    rules = Rules.load(args.rules)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    device = torch.device(args.device)
+    run_dir = resume if resume is not None else Path(args.runs_dir) / (args.run_name or default_run_name(args))
+    run_dir.mkdir(parents=True, exist_ok=True)
+    n = rules.num_players
+    B, T = args.num_envs, args.num_steps
+
+    engine = BatchedHearts(rules, batch_size=B, device=device, seed=args.seed)
+    obs_dim = engine.observation_size
+    network = build_network(_network_config(args, obs_dim)).to(device)
+    optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
+    sampler = torch.Generator(device=device).manual_seed(args.seed + 1)
+    table_rng = np.random.default_rng(args.seed + 2)
+    snapshots: list[dict[str, torch.Tensor]] = []
+    update, decisions, learner_decisions, elapsed = 0, 0, 0, 0.0
+    history: list[dict[str, Any]] = []
+    generators = {"engine": engine.generator, "sampler": sampler, "tables": table_rng}
+    ckpt_path = run_dir / "checkpoint.pt"
+    if resume is not None:
+        data = load_checkpoint(ckpt_path, model=network, optimizer=optimizer, generators=generators)
+        extra = data["extra"]
+        update, decisions = data["update"], extra["decisions"]
+        learner_decisions, elapsed = extra["learner_decisions"], extra["elapsed"]
+        history = extra["history"]
+        snapshots = [{k: torch.as_tensor(v) for k, v in snap.items()} for snap in extra["snapshots"]]
+        engine.state = type(engine.state)(**{k: v.to(device) for k, v in extra["engine_state"].items()})
+        print(f"resumed {run_dir} at update {update} ({decisions:,} decisions)", file=sys.stderr)
+    num_updates = max(1, math.ceil(args.total_decisions / (B * T)))
+
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(run_dir / "tb"))
+    if update == 0:
+        writer.add_text("args", json.dumps(dataclasses.asdict(args), indent=1))
+    progress = _progress(num_updates, update, args.progress)
+
+    obs_buf = torch.zeros(T, B, obs_dim, device=device)
+    mask_buf = torch.zeros(T, B, 68, dtype=torch.bool, device=device)
+    act_buf = torch.zeros(T, B, dtype=torch.int64, device=device)
+    logp_buf = torch.zeros(T, B, device=device)
+    val_buf = torch.zeros(T, B, device=device)
+    rew_buf = torch.zeros(T, B, device=device)
+    term_buf = torch.zeros(T, B, dtype=torch.bool, device=device)
+    learn_buf = torch.zeros(T, B, dtype=torch.bool, device=device)
+    next_buf = torch.full((T, B), -1, dtype=torch.int64, device=device)
+    rows = torch.arange(B, device=device)
+    reward_scale = 1.0 / max(1, rules.tables.penalty_total)
+    kinds = list(args.pool)
+    weights = np.asarray(args.pool_weights, dtype=float)
+    if "heuristic" in kinds and not heuristic_available():
+        print("note: no batched heuristic bot in this build; its share of tables goes to the others", file=sys.stderr)
+        weights = np.where(np.asarray(kinds) == "heuristic", 0.0, weights)
+    weights = weights / weights.sum()
+    heuristic = HeuristicOpponent(engine) if heuristic_available() else None
+    random_opponent = RandomOpponent()
+
+    while update < num_updates:
+        start = time.perf_counter()
+        if args.anneal_lr:
+            optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - update / num_updates)
+        # ---- seat roles for this rollout: which seats learn, and who plays the others
+        learner = torch.zeros(B, n, dtype=torch.bool, device=device)
+        selfplay = torch.as_tensor(table_rng.random(B) < args.selfplay_fraction, device=device)
+        learner[selfplay] = True
+        solo_seat = torch.as_tensor(table_rng.integers(0, n, B), device=device)
+        learner[rows, solo_seat] = True
+        kind_of_table = torch.as_tensor(table_rng.choice(len(kinds), size=B, p=weights), device=device)
+        snap_of_table = torch.as_tensor(table_rng.integers(0, max(1, len(snapshots)), B), device=device)
+        frozen = []
+        for i, weights_i in enumerate(snapshots):
+            net = build_network(network.config).to(device)
+            net.load_state_dict(weights_i)
+            frozen.append(NetworkOpponent(net.eval(), f"snapshot{i}"))
+
+        last_step = torch.full((B, n), -1, dtype=torch.int64, device=device)
+        next_buf.fill_(-1)
+        term_buf.zero_()
+        rew_buf.zero_()
+        network.eval()
+        with torch.no_grad():
+            for t in range(T):
+                obs = engine.observe(out=obs_buf[t])
+                mask = engine.legal_mask()
+                mask_buf[t] = mask
+                current = engine.current_player
+                is_learner = learner[rows, current]
+                learn_buf[t] = is_learner
+                actions = torch.zeros(B, dtype=torch.int64, device=device)
+                logits, value = network(obs)
+                sampled = sample_actions(logits, mask, sampler)
+                actions = torch.where(is_learner, sampled, actions)
+                logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=-1)
+                logp_buf[t] = logp.gather(1, sampled.unsqueeze(1)).squeeze(1)
+                val_buf[t] = value
+                act_buf[t] = sampled
+                others = ~is_learner
+                if bool(others.any()):
+                    for k, kind in enumerate(kinds):
+                        sel = others & (kind_of_table == k)
+                        if not bool(sel.any()):
+                            continue
+                        if kind == "snapshot" and frozen:
+                            for s, opp in enumerate(frozen):
+                                sub = sel & (snap_of_table == s)
+                                if bool(sub.any()):
+                                    actions[sub] = opp.act(obs[sub], mask[sub], sampler)
+                        elif kind == "heuristic" and heuristic is not None:
+                            actions[sel] = heuristic.act_rows(rows[sel])
+                        else:  # random, or a snapshot before the first snapshot exists
+                            actions[sel] = random_opponent.act(obs[sel], mask[sel], sampler)
+                act_buf[t] = torch.where(is_learner, sampled, actions)
+                # link this decision to the same seat's previous one at this table
+                prev = last_step[rows, current]
+                link = is_learner & (prev >= 0)
+                next_buf[prev[link], rows[link]] = t
+                last_step[rows[is_learner], current[is_learner]] = t
+                result = engine.step(act_buf[t])
+                decisions += B
+                learner_decisions += int(is_learner.sum())
+                if bool(result.done.any()):
+                    done_rows = rows[result.done]
+                    for seat in range(n):
+                        step_of = last_step[done_rows, seat]
+                        has = step_of >= 0
+                        r, s = done_rows[has], step_of[has]
+                        term_buf[s, r] = True
+                        rew_buf[s, r] = result.rewards[r, seat] * reward_scale
+                    last_step[done_rows] = -1
+
+        advantages, valid = compute_advantages(val_buf, rew_buf, term_buf, next_buf, args.gamma, args.gae_lambda)
+        sample = learn_buf & valid
+        returns = advantages + val_buf
+        b_obs, b_mask, b_act = obs_buf[sample], mask_buf[sample], act_buf[sample]
+        b_logp, b_adv, b_ret, b_val = logp_buf[sample], advantages[sample], returns[sample], val_buf[sample]
+        # ---- PPO epochs
+        network.train()
+        count = b_obs.shape[0]
+        stats: dict[str, list[float]] = {
+            k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
+        }
+        stop = False
+        for _ in range(args.update_epochs):
+            order = torch.randperm(count, device=device, generator=sampler)
+            for begin in range(0, count, args.minibatch_size):
+                idx = order[begin : begin + args.minibatch_size]
+                logits, value = network(b_obs[idx])
+                logp_all = torch.log_softmax(logits.masked_fill(~b_mask[idx], -1e9), dim=-1)
+                new_logp = logp_all.gather(1, b_act[idx].unsqueeze(1)).squeeze(1)
+                probs = logp_all.exp()
+                entropy = -(torch.where(b_mask[idx], probs * logp_all, torch.zeros_like(probs))).sum(dim=1)
+                log_ratio = new_logp - b_logp[idx]
+                ratio = log_ratio.exp()
+                adv = b_adv[idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+                v_loss = 0.5 * ((value - b_ret[idx]) ** 2).mean()
+                loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
+                optimizer.step()
+                with torch.no_grad():
+                    kl = ((ratio - 1) - log_ratio).mean()
+                    stats["policy_loss"].append(float(pg_loss))
+                    stats["value_loss"].append(float(v_loss))
+                    stats["entropy"].append(float(entropy.mean()))
+                    stats["approx_kl"].append(float(kl))
+                    stats["clipfrac"].append(float(((ratio - 1).abs() > args.clip_coef).float().mean()))
+                if args.target_kl and float(kl) > args.target_kl:
+                    stop = True
+                    break
+            if stop:
+                break
+        update += 1
+        elapsed += time.perf_counter() - start
+        var_y = b_ret.var()
+        explained = float(1 - (b_ret - b_val).var() / var_y) if count > 1 and var_y > 0 else float("nan")
+        metrics: dict[str, Any] = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
+        metrics.update(
+            update=update,
+            decisions=decisions,
+            learner_decisions=learner_decisions,
+            samples=count,
+            decisions_per_s=decisions / max(elapsed, 1e-9),
+            explained_variance=explained,
+            learning_rate=optimizer.param_groups[0]["lr"],
+        )
+        if update % args.snapshot_every == 0:
+            snapshots.append({k: v.detach().clone() for k, v in network.state_dict().items()})
+            snapshots = snapshots[-args.max_snapshots :]
+        if (args.eval_every and update % args.eval_every == 0) or update == num_updates:
+            network.eval()
+            for opponent in ("random", "heuristic"):
+                if opponent == "heuristic" and not heuristic_available():
+                    continue
+                result = evaluate_against(network, rules, opponent, args.eval_deals, args.device, 10_000 + update)
+                metrics[f"eval/{opponent}/points"] = result["points"]
+                metrics[f"eval/{opponent}/points_se"] = result["points_se"]
+                metrics[f"eval/{opponent}/opponent_points"] = result["opponent_points"]
+        for key, value in metrics.items():
+            if isinstance(value, float | int) and key != "update":
+                writer.add_scalar(key if "/" in key else f"train/{key}", value, decisions)
+        history.append(metrics)
+        with open(run_dir / "metrics.jsonl", "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(metrics) + "\n")
+        progress.update(metrics)
+        if update % args.checkpoint_every == 0 or update == num_updates:
+            extra = {
+                "decisions": decisions,
+                "learner_decisions": learner_decisions,
+                "elapsed": elapsed,
+                "history": history,
+                "snapshots": snapshots,
+                "engine_state": {k: v.cpu() for k, v in dataclasses.asdict(engine.state).items()},
+            }
+            save_checkpoint(
+                ckpt_path,
+                model=network,
+                optimizer=optimizer,
+                args=args,
+                update=update,
+                generators=generators,
+                extra=extra,
+            )
+    progress.close()
+    writer.close()
+    plot_learning_curve(history, run_dir / "learning_curve.png", title=run_dir.name)
+    final = history[-1] if history else {}
+    if args.export_name:
+        from .export import export_model
+
+        export_model(
+            network.cpu(),
+            Path("models") / args.export_name,
+            name=args.export_name,
+            rules=rules,
+            training_info={
+                "decisions": decisions,
+                "learner_decisions": learner_decisions,
+                "wall_time_s": round(elapsed, 1),
+                "updates": update,
+                "args": dataclasses.asdict(args),
+                "run": run_dir.name,
+            },
+            evaluation={k: v for k, v in final.items() if k.startswith("eval/")},
+            overwrite=True,
+        )
+    return {"run_dir": str(run_dir), **final}
+
+
+class _progress:
+    """A tqdm bar when available and wanted, otherwise one line per update on stderr."""
+
+    def __init__(self, total: int, initial: int, enabled: bool) -> None:
+        self.bar = None
+        if enabled:
+            try:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, initial=initial, unit="update", dynamic_ncols=True)
+            except ImportError:
+                pass
+        self.enabled = enabled
+
+    def update(self, metrics: dict[str, Any]) -> None:
+        text = f"dec/s {metrics['decisions_per_s']:,.0f} ent {metrics['entropy']:.2f}"
+        if "eval/random/points" in metrics:
+            text += f" vs-random {metrics['eval/random/points']:.2f}"
+        if "eval/heuristic/points" in metrics:
+            text += f" vs-heuristic {metrics['eval/heuristic/points']:.2f}"
+        if self.bar is not None:
+            self.bar.set_postfix_str(text)
+            self.bar.update(1)
+        elif self.enabled:
+            print(f"update {metrics['update']}: {text}", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def plot_learning_curve(history: list[dict[str, Any]], path: Path, title: str = "") -> Path | None:
+    """Evaluation points per deal (and policy entropy) against training decisions."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    for opponent, colour in (("random", "tab:blue"), ("heuristic", "tab:red")):
+        pts = [
+            (h["decisions"], h[f"eval/{opponent}/points"], h[f"eval/{opponent}/opponent_points"])
+            for h in history
+            if f"eval/{opponent}/points" in h
+        ]
+        if pts:
+            xs, ys, opp = zip(*pts, strict=True)
+            ax1.plot(xs, ys, "o-", color=colour, label=f"policy vs 3 {opponent}")
+            ax1.plot(xs, opp, "--", color=colour, alpha=0.6, label=f"{opponent} seats")
+    ax1.set_xlabel("training decisions")
+    ax1.set_ylabel("points per deal (lower is better)")
+    ax1.legend()
+    ax1.grid(alpha=0.3)
+    ax2.plot([h["decisions"] for h in history], [h["entropy"] for h in history], color="tab:green")
+    ax2.set_xlabel("training decisions")
+    ax2.set_ylabel("policy entropy")
+    ax2.grid(alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args, resume = parse_args(argv)
+    final = train(args, resume)
+    print(json.dumps({k: v for k, v in final.items() if not isinstance(v, list)}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
