@@ -1,0 +1,684 @@
+"""# Hearts
+
+| Import               | `import hearts_env; env = hearts_env.env()`                  |
+|----------------------|--------------------------------------------------------------|
+| Actions              | Discrete                                                     |
+| Parallel API         | No                                                           |
+| Manual Control       | No                                                           |
+| Agents               | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` (3..8 players) |
+| Agents               | 3..8                                                         |
+| Action Shape         | Discrete(68)                                                 |
+| Action Values        | Discrete(68)                                                 |
+| Observation Shape    | `observation`: (2577,) float32; `action_mask`: (68,) int8    |
+| Observation Values   | see `hearts_env.env.encoding` (per-entry bounds)             |
+
+Hearts with every rule and variant of RULES.md: any preset (`hearts_env.PRESETS`), a rule file or
+a `Rules` object, 3 to 8 players, one deal or a whole match per episode. Seats are `player_0 ..
+player_{N-1}`, numbered clockwise; play and passing run clockwise. Every decision of RULES.md §10 is
+a step of the seat that makes it, including forced moves (a one-entry mask), passes (one card per
+step), the pass-through declaration, the dealer's choice of pass, voiding the deal and the moon
+choice. Passing is secret: the seats choose one after another from eldest hand, and nobody's
+observation shows another seat's chosen cards before every seat has chosen and the cards move.
+
+```python
+import numpy as np
+import hearts_env
+
+env = hearts_env.env(rules="standard", episode="deal", render_mode="ansi")
+env.reset(seed=42)
+rng = np.random.default_rng(0)
+for agent in env.agent_iter():
+    observation, reward, termination, truncation, info = env.last()
+    if termination or truncation:
+        action = None
+    else:
+        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+    env.step(action)
+env.close()
+```
+
+## Arguments
+
+``` python
+hearts_env.env(rules="standard", episode="deal", render_mode=None, reward_scale=1.0,
+               zero_sum=False, final_rank_reward=None, illegal_reward=None, render_seat=None)
+```
+
+- `rules`: a `Rules`, a preset name, a path to a TOML rule file, or a mapping of options (with an
+  optional `preset` key). A bad rule set raises the engine's `RulesError`, unchanged.
+- `episode`: `"deal"` (one deal per episode) or `"match"` (deals until the match ends under the
+  rules' end conditions; a rule set without `game_end_threshold` plays a single deal).
+- `render_mode`: `None`, `"ansi"` (``render()`` returns the table as text) or `"human"` (prints it).
+- `reward_scale`, `zero_sum`, `final_rank_reward`: see Rewards.
+- `illegal_reward`: the reward of a seat that makes an illegal move under the wrapped env
+  (PettingZoo's `TerminateIllegalWrapper`); default: minus the worst deal score, scaled, so an
+  illegal move is never better than a legal one. The bare `raw_env` raises instead.
+- `render_seat`: `None` renders every hand; a seat index renders only what that seat may see.
+
+## Observation Space
+
+A dict: `observation` is the seat-relative vector of `hearts_env.env.encoding` (2,577 `float32`
+entries, version `ENCODING_VERSION`, the same size for every rule set and N; the table of segments
+is that module's docstring) and `action_mask` (68 `int8`) allows exactly the engine's legal
+actions for the seat to move and is all zeros for every other seat. `decode_observation(vector,
+rules)` turns the vector back into a structured `SeatView`.
+
+## Action Space
+
+`Discrete(68)`, the numbering of `hearts_env.core.actions`:
+
+| ids      | action                                                                 |
+|----------|------------------------------------------------------------------------|
+| 0..51    | a card (`suit * 13 + rank`, suits ♣ ♦ ♠ ♥, ranks 2..A): pass it, or play it |
+| 52 / 53  | pass-through declaration: pass from my hand / pass through             |
+| 54..60   | dealer's choice: a single-target pass to the seat 1..7 places left     |
+| 61/62/63 | dealer's choice: hold / scatter / smoosh                               |
+| 64 / 65  | the all-hearts leader voids the deal / leads a heart                   |
+| 66 / 67  | the moon shooter subtracts from self / adds to the others              |
+
+Scatter: the i-th card a seat chooses goes to the seat `1 + i // (pass_count / (N - 1))` places left.
+
+## Rewards
+
+Rewards arrive only at the step that ends a deal, for every seat at once (through `rewards` and,
+for each agent, the cumulative reward `last()` returns when it next acts or when it is told the
+episode is over). By default a seat's reward is minus its deal points (the rules' scoring,
+moon and every adjustment included; a cancelled deal scores 0):
+
+- `reward_scale` multiplies it (`1/26` puts a standard deal in [-1, 1]);
+- `zero_sum=True` subtracts the seats' mean, so the rewards of a deal sum to zero;
+- in match episodes every deal's reward accrues as it ends, and `final_rank_reward` (a sequence of
+  N numbers, first place first) is added when the match ends: winners share first place, the
+  others rank by total, and tied seats share the mean of their places' values.
+
+At a deal's end every agent's `infos` entry holds `deal_scores` (every seat's deal points) and
+`cancelled`, and in match episodes `totals` (after the deal) and `deal_number` (counted deals so
+far); at every other step infos are empty dicts.
+
+## Episodes and seeding
+
+`reset(seed=s)` makes the episode a function of `s` (and the rules) alone: the hands, the dealer
+and, in deal episodes, the pass kind, drawn uniformly from the rule set's cycle; a match's later
+deals follow from `s` too. So the same deal can be replayed with other players in the seats.
+`reset()` without a seed continues a stream seeded by the last seeded reset. `reset(options=...)`
+pins parts of the (first) deal: `pass_kind` (any kind the rules can play, `dealer_choice`
+included), `hands` (one list of cards per seat, as ids or names such as `"QS"`), `kitty` (with
+`hands`), `dealer` (a seat) and `totals` (scores before the deal; the match's starting totals).
+Unknown option keys are ignored with a warning.
+
+A deal episode ends when its deal ends, cancelled or not; a match episode when the match ends. No
+episode is truncated.
+
+## Bad input
+
+The bare `raw_env` raises the engine's `IllegalActionError`, naming the action and the legal ones,
+for an illegal card or an id outside the space, and leaves the game as it was. The wrapped env
+follows PettingZoo's classic convention: an out-of-space action fails an assertion, an illegal
+one ends the episode with `illegal_reward` for the offender.
+
+## Wrappers and speed
+
+`env()` wraps `raw_env` in PettingZoo's classic chain, `TerminateIllegalWrapper`,
+`AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`, as thin subclasses: PettingZoo's
+`BaseWrapper` reaches every attribute of the env underneath through `__getattr__`, an exception per
+wrapper level and attribute, which alone limits a loop to about 25,000 steps a second. The
+subclasses read the per-step attributes (`agent_selection`, `terminations`, ...) from the bare env
+directly and restate the hot methods (`last`, `observe`, `step`) over them, falling back to
+PettingZoo's code for every uncommon case (an illegal move, a step after the end, before reset);
+the tests run PettingZoo's `api_test` and the bad-input cases on both chains.
+`wrap(raw, fast=False)` gives the unmodified classes. Observations are kept up to date
+incrementally (`encoding.ObservationEncoder`), and masks come from the engine's legal bitmask, so
+`benchmarks/env_speed.py` measures the wrapped loop (`last()`, a choice from the mask, `step()`) at
+about 6 times OpenSpiel's Python loop with `information_state_tensor()` and 30 times its
+`rl_environment`.
+
+## Version History
+
+* v0: first release (encoding version 1).
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+
+from ..core.actions import NUM_ACTIONS
+from ..core.deal import DONE, Deal
+from ..core.match import Match
+from ..core.rules import Rules
+from .encoding import OBSERVATION_SIZE, OFFSETS, ObservationEncoder, SeatView, observation_bounds, seat_view
+from .render import render_text
+
+EPISODES = ("deal", "match")
+_RESET_OPTIONS = frozenset({"pass_kind", "hands", "kitty", "dealer", "totals"})
+_ZERO_MASK = np.zeros(NUM_ACTIONS, np.int8)
+_TO_MOVE_SELF = OFFSETS["to_move"]  # the to_move entry of the seat to move itself
+
+
+def load_rules(rules: Rules | str | Path | Mapping[str, Any] | None) -> Rules:
+    """A ``Rules``, a preset name, a rule file path, or a mapping of options (``None``: standard)."""
+    if isinstance(rules, Mapping):
+        return Rules.from_dict(rules)
+    return Rules.load(rules)
+
+
+def _rules_label(spec: object, rules: Rules) -> str:
+    """A short name of the rule set for the rendered headline."""
+    if isinstance(spec, str | Path):
+        return Path(spec).stem if str(spec).endswith(".toml") else str(spec)
+    if isinstance(spec, Mapping) and "preset" in spec:
+        return f"{spec['preset']} (modified)"
+    return f"{rules.num_players}-player rules"
+
+
+class HeartsDiscrete(spaces.Discrete):
+    """``Discrete(68)`` whose ``contains`` answers a plain ``int`` without numpy (it is called on
+    every step by ``AssertOutOfBoundsWrapper``); every other input takes Gymnasium's path."""
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return 0 <= x < self.n
+        return super().contains(x)
+
+
+_BYTE_BITS = [bytes((b >> i) & 1 for i in range(8)) for b in range(256)]
+
+
+def mask_array(legal: int) -> np.ndarray:
+    """The ``int8`` action mask of a legal-action bitmask (bit ``a`` set: action ``a`` legal); a
+    new, writable array (one byte per bit through a 256-entry table: faster than ``unpackbits``)."""
+    return np.frombuffer(
+        bytearray(b"".join([_BYTE_BITS[b] for b in legal.to_bytes(9, "little")])), np.int8, NUM_ACTIONS
+    )
+
+
+def worst_deal_score(rules: Rules) -> int:
+    """An upper bound on the points one seat can score in a deal (the moon's or sun's value added
+    to the others, or every penalty card, plus a positive no-trick adjustment)."""
+    t = rules.tables
+    worst = max(t.penalty_total, t.moon_value, rules.sun_value if rules.sun_enabled else 0)
+    return worst + max(0, rules.no_tricks_adjustment)
+
+
+class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
+    """The bare Hearts AEC environment; see the module docstring. ``hearts_env.env()`` wraps it."""
+
+    metadata = {  # noqa: RUF012 (PettingZoo reads it from the class)
+        "name": "hearts_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        rules: Rules | str | Path | Mapping[str, Any] | None = None,
+        episode: str = "deal",
+        render_mode: str | None = None,
+        reward_scale: float = 1.0,
+        zero_sum: bool = False,
+        final_rank_reward: Sequence[float] | None = None,
+        render_seat: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.rules = load_rules(rules)
+        n = self.rules.num_players
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {', '.join(EPISODES)}, got {episode!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        if final_rank_reward is not None:
+            final_rank_reward = tuple(float(x) for x in final_rank_reward)
+            if len(final_rank_reward) != n:
+                raise ValueError(
+                    f"final_rank_reward needs {n} values (first place first), got {len(final_rank_reward)}"
+                )
+            if episode != "match":
+                raise ValueError("final_rank_reward only applies to match episodes (episode='match')")
+        if render_seat is not None and not (isinstance(render_seat, int) and 0 <= render_seat < n):
+            raise ValueError(f"render_seat must be None or a seat 0..{n - 1}, got {render_seat!r}")
+        self.episode = episode
+        self.rules_label = _rules_label(rules, self.rules)
+        self.render_mode = render_mode
+        self.render_seat = render_seat
+        self.reward_scale = float(reward_scale)
+        self.zero_sum = bool(zero_sum)
+        self.final_rank_reward = final_rank_reward
+        self.possible_agents = [f"player_{p}" for p in range(n)]
+        self._seat_of = {a: p for p, a in enumerate(self.possible_agents)}
+        low, high = observation_bounds()
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(low, high, (OBSERVATION_SIZE,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: HeartsDiscrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._encoder = ObservationEncoder(self.rules, match_episode=episode == "match")
+        self._rng = random.Random()
+        self._deal: Deal | None = None
+        self._match: Match | None = None
+        self._dirty = False  # rewards/infos of the last step need clearing
+
+    # ---- spaces
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    # ---- engine access (read only)
+    @property
+    def deal(self) -> Deal:
+        """The deal in progress (the last one once the episode is over)."""
+        if self._deal is None:
+            raise RuntimeError("call reset() first")
+        return self._deal
+
+    @property
+    def match(self) -> Match | None:
+        """The match (match episodes) or ``None``."""
+        return self._match
+
+    def seat_view(self, agent: str) -> SeatView:
+        """What ``agent`` knows now, structured (the same as decoding its observation)."""
+        return seat_view(self.deal, self._seat_of[agent], self._match)
+
+    # ---- reset
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        options = dict(options or {})
+        unknown = sorted(set(options) - _RESET_OPTIONS)
+        if unknown:
+            warnings.warn(
+                f"reset ignores unknown options {unknown}; known: {', '.join(sorted(_RESET_OPTIONS))}", stacklevel=2
+            )
+        if seed is not None:
+            self._rng = random.Random(f"hearts_env reset stream {seed}")
+            episode_seed = seed
+        else:
+            episode_seed = self._rng.getrandbits(63)
+        rules = self.rules
+        n = rules.num_players
+        draw = random.Random(episode_seed)
+        if self.episode == "deal":
+            dealer = rules.first_dealer if isinstance(rules.first_dealer, int) else draw.randrange(n)
+            cycle = rules.tables.pass_cycle
+            kind = rules.pass_kind_for_deal(draw.randrange(len(cycle)))
+            self._match = None
+            while True:
+                self._deal = Deal(
+                    rules,
+                    seed=draw.getrandbits(63),
+                    hands=options.get("hands"),
+                    kitty=options.get("kitty"),
+                    dealer=options.get("dealer", dealer),
+                    pass_kind=options.get("pass_kind", kind),
+                    totals=options.get("totals"),
+                )
+                # A deal can be cancelled before anyone moves (a hold deal whose all-hearts eldest
+                # hand must void it); the same dealer redeals, as in a match.
+                if not self._deal.is_terminal() or "hands" in options:
+                    break
+        else:
+            script = [{"hands": options["hands"], "kitty": options.get("kitty")}] if "hands" in options else []
+            match = Match(rules, seed=episode_seed, first_dealer=options.get("dealer"), scripted_deals=script)
+            if "totals" in options or "pass_kind" in options:
+                # Match has no way to start from given totals or a given pass kind: deal the first
+                # deal again with them (same seed, hands and dealer).
+                if "totals" in options:
+                    totals = [int(x) for x in options["totals"]]
+                    if len(totals) != n:
+                        raise ValueError(f"totals must have {n} entries, got {len(totals)}")
+                    match.totals = totals
+                match.deal = Deal(
+                    rules,
+                    seed=match.deal.seed,
+                    hands=options.get("hands"),
+                    kitty=options.get("kitty"),
+                    dealer=match.dealer,
+                    pass_kind=options.get("pass_kind", match.deal.cycle_kind),
+                    totals=match.totals,
+                )
+                if match.deal.is_terminal():
+                    raise ValueError("these options cancel the first deal at once; a match cannot start with it")
+            self._match = match
+            self._deal = match.deal
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._dirty = False
+        self._skip_agent_selection = None
+        self._encoder.start(self._deal, self._match)
+        if self._deal.is_terminal():  # only with pinned hands that cancel the deal at once
+            self._end_of_deal(self._deal)
+            self.agent_selection = self.agents[0]
+            return
+        self.agent_selection = self.possible_agents[self._deal.current_player]
+
+    # ---- observe
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat_of[agent]
+        deal = self._deal
+        assert deal is not None, "call reset() first"
+        current = deal.current_player
+        if seat == current:  # the common case, inlined: ``self._encoder.observation(seat, current)``
+            vector = self._encoder.buffer[seat].copy()
+            vector[_TO_MOVE_SELF] = 1.0
+            return {"observation": vector, "action_mask": mask_array(deal.legal_mask())}
+        return {"observation": self._encoder.observation(seat, current), "action_mask": _ZERO_MASK.copy()}
+
+    # ---- step
+    def step(self, action: int | np.integer | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        deal = self._deal
+        assert deal is not None
+        if type(action) is not int and isinstance(action, np.integer):
+            action = int(action)
+        seat = deal.current_player
+        phase = deal.phase
+        game = self._match if self._match is not None else deal
+        game.apply_action(action)  # type: ignore[arg-type]  # the engine rejects what is not a legal int
+        if self._dirty:
+            self._clear_step()
+        self._cumulative_rewards[agent] = 0.0
+        self._encoder.update(deal, seat, action, phase)  # type: ignore[arg-type]
+        if deal.phase == DONE:
+            self._end_of_deal(deal)
+        if self.terminations[agent]:
+            self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
+        else:
+            self.agent_selection = self.possible_agents[self._deal.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def _clear_step(self) -> None:
+        for a in self.rewards:
+            self.rewards[a] = 0.0
+        for a in self.infos:
+            self.infos[a] = {}
+        self._dirty = False
+
+    def _end_of_deal(self, deal: Deal) -> None:
+        """Rewards and infos for a finished deal; the next deal of a match, or the episode's end."""
+        n = deal.num_players
+        scores = deal.scores
+        mean = sum(scores) / n if self.zero_sum else 0.0
+        scale = self.reward_scale
+        rewards = [-(s - mean) * scale for s in scores]
+        match = self._match
+        done = True
+        if match is not None:
+            done = match.over
+            if done and self.final_rank_reward is not None:
+                for p, bonus in enumerate(rank_rewards(match.totals, match.winners, self.final_rank_reward)):
+                    rewards[p] += bonus
+        info: dict[str, Any] = {"deal_scores": tuple(scores), "cancelled": deal.cancelled}
+        if match is not None:
+            info["totals"] = tuple(match.totals)
+            info["deal_number"] = match.deals_counted
+        for p, a in enumerate(self.possible_agents):
+            self.rewards[a] = rewards[p]
+            self._cumulative_rewards[a] += rewards[p]
+            self.infos[a] = dict(info)
+        self._dirty = True
+        if done:
+            if match is not None:
+                self._encoder.finish_match(match)
+            for a in self.possible_agents:
+                self.terminations[a] = True
+        else:
+            assert match is not None
+            self._deal = match.deal
+            self._encoder.start(match.deal, match)
+
+    # ---- render / close
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2)
+            return None
+        text = render_text(
+            self.deal,
+            self.possible_agents,
+            match=self._match,
+            rules_name=self.rules_label,
+            view=self.render_seat,
+        )
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+def rank_rewards(totals: Sequence[int], winners: Sequence[int], values: Sequence[float]) -> list[float]:
+    """``values`` by final place: winners first, then the rest by total; ties share their places' mean."""
+    n = len(totals)
+    winner_set = set(winners)
+    groups: list[list[int]] = [sorted(winner_set)] if winner_set else []
+    for p in sorted((p for p in range(n) if p not in winner_set), key=lambda p: totals[p]):
+        last = groups[-1] if groups else None
+        if last is not None and last[0] not in winner_set and totals[last[0]] == totals[p]:
+            last.append(p)
+        else:
+            groups.append([p])
+    out = [0.0] * n
+    place = 0
+    for group in groups:
+        share = sum(values[place : place + len(group)]) / len(group)
+        for p in group:
+            out[p] = share
+        place += len(group)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Wrappers
+# ---------------------------------------------------------------------------------------------
+
+
+class _Direct:
+    """Reads the per-step attributes from the bare env directly (``self._bare``), not through
+    ``BaseWrapper.__getattr__``. None of the wrappers below overrides them, so the values are
+    exactly those the ``__getattr__`` chain would find."""
+
+    _bare: raw_env
+
+    @property
+    def agent_selection(self) -> str:
+        return self._bare.agent_selection
+
+    @property
+    def agents(self) -> list[str]:
+        return self._bare.agents
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        return self._bare.rewards
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self._bare._cumulative_rewards
+
+    @property
+    def terminations(self) -> dict[str, bool]:
+        return self._bare.terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:
+        return self._bare.truncations
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:
+        return self._bare.infos
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._bare.action_spaces[agent]
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._bare.observation_spaces[agent]
+
+
+class _TerminateIllegal(_Direct, wrappers.TerminateIllegalWrapper):
+    def __init__(self, env: raw_env, illegal_reward: float) -> None:
+        super().__init__(env, illegal_reward)
+        self._bare = env
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
+        # TerminateIllegalWrapper.observe: remember the mask the agent to move saw
+        obs = self.env.observe(agent)
+        bare = self._bare
+        if agent == bare.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = bare.infos.get(agent, {})
+        return obs
+
+    def step(self, action: int | np.integer | None) -> None:
+        # The common case of TerminateIllegalWrapper.step (a live agent, a legal move, observed
+        # first) without the attribute chain; every other case runs PettingZoo's code.
+        prev = self._prev_obs
+        if prev is not None and not self._terminated and action is not None:
+            bare = self._bare
+            agent = bare.agent_selection
+            if not (bare.terminations[agent] or bare.truncations[agent]) and prev["action_mask"][action]:
+                self._prev_obs = None
+                self._prev_info = None
+                self.env.step(action)
+                return
+        super().step(action)
+
+
+class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):
+    def __init__(self, env: AECEnv, bare: raw_env) -> None:
+        super().__init__(env)
+        self._bare = bare
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
+        return self.env.observe(agent)
+
+    def step(self, action: int | np.integer | None) -> None:
+        # AssertOutOfBoundsWrapper.step
+        bare = self._bare
+        agent = bare.agent_selection
+        assert (action is None and (bare.terminations[agent] or bare.truncations[agent])) or bare.action_spaces[
+            agent
+        ].contains(action), "action is not in action space"
+        self.env.step(action)
+
+
+def _before_reset(name: str) -> AttributeError:
+    return AttributeError(f"{name} cannot be accessed before reset")
+
+
+class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):
+    """As PettingZoo's: the per-step attributes raise ``AttributeError`` before ``reset``."""
+
+    def __init__(self, env: AECEnv, bare: raw_env) -> None:
+        super().__init__(env)
+        self._bare = bare
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            raise _before_reset("agent_selection")
+        return self._bare.agent_selection
+
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            raise _before_reset("agents")
+        return self._bare.agents
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        if not self._has_reset:
+            raise _before_reset("rewards")
+        return self._bare.rewards
+
+    @property
+    def terminations(self) -> dict[str, bool]:
+        if not self._has_reset:
+            raise _before_reset("terminations")
+        return self._bare.terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:
+        if not self._has_reset:
+            raise _before_reset("truncations")
+        return self._bare.truncations
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:
+        if not self._has_reset:
+            raise _before_reset("infos")
+        return self._bare.infos
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.observe(agent)
+
+    def step(self, action: int | np.integer | None) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self._bare.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        # AECEnv.last, reading the bare env's dicts directly
+        bare = self._bare
+        if not self._has_reset:
+            raise _before_reset("agent_selection")
+        agent = bare.agent_selection
+        observation = self.observe(agent) if observe else None
+        return (
+            observation,
+            bare._cumulative_rewards[agent],
+            bare.terminations[agent],
+            bare.truncations[agent],
+            bare.infos[agent],
+        )
+
+
+def wrap(raw: raw_env, *, illegal_reward: float | None = None, fast: bool = True) -> AECEnv:
+    """PettingZoo's classic wrapper chain around ``raw``. ``fast=False``: the unmodified classes."""
+    if illegal_reward is None:
+        illegal_reward = -worst_deal_score(raw.rules) * abs(raw.reward_scale)
+    if not fast:
+        env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
+        env = wrappers.AssertOutOfBoundsWrapper(env)
+        return wrappers.OrderEnforcingWrapper(env)
+    env = _TerminateIllegal(raw, illegal_reward)
+    env = _AssertOutOfBounds(env, raw)
+    return _OrderEnforcing(env, raw)
+
+
+def env(illegal_reward: float | None = None, **options: Any) -> AECEnv:
+    """The Hearts AEC environment with PettingZoo's standard wrappers; ``options`` as ``raw_env``."""
+    return wrap(raw_env(**options), illegal_reward=illegal_reward)
+
+
+__all__ = ["EPISODES", "HeartsDiscrete", "env", "load_rules", "mask_array", "rank_rewards", "raw_env", "wrap"]

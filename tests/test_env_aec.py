@@ -1,0 +1,467 @@
+"""The PettingZoo AEC environment: conformance, masks, seeding, options, rewards, bad input."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import hearts_env
+from hearts_env import PRESETS, Rules
+from hearts_env.core import IllegalActionError, InvalidDealError, RulesError
+from hearts_env.core.actions import NUM_ACTIONS
+from hearts_env.core.cards import card_name
+from hearts_env.core.deal import mask_to_actions
+from hearts_env.env.aec import env as make_env
+from hearts_env.env.aec import rank_rewards, raw_env, wrap
+from hearts_env.env.encoding import OBSERVATION_SIZE
+from hearts_env.env.rulesets import sample_rules
+
+RANDOM_RULES = [sample_rules(1000 + seed) for seed in range(30)]
+
+
+@pytest.fixture(autouse=True)
+def _quiet_pettingzoo_warnings():
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*Observation.*")
+        warnings.filterwarnings("ignore", message="reset ignores unknown options")
+        yield
+
+
+def play_out(env, rng: random.Random) -> int:
+    """Random play to the end through the AEC API; the number of decisions."""
+    decisions = 0
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        decisions += 1
+        del agent
+    return decisions
+
+
+# ---------------------------------------------------------------------------------------------
+# PettingZoo's own tests
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_pettingzoo_api_seed_render_presets(preset: str) -> None:
+    api_test(make_env(rules=preset), num_cycles=200)
+    seed_test(lambda: make_env(rules=preset), num_cycles=100)
+    render_test(lambda render_mode=None: make_env(rules=preset, render_mode=render_mode))
+
+
+@pytest.mark.parametrize("index", range(len(RANDOM_RULES)))
+def test_pettingzoo_api_seed_render_random_rules(index: int) -> None:
+    rules = RANDOM_RULES[index]
+    api_test(make_env(rules=rules), num_cycles=200)
+    seed_test(lambda: make_env(rules=rules), num_cycles=100)
+    render_test(lambda render_mode=None: make_env(rules=rules, render_mode=render_mode))
+
+
+@pytest.mark.parametrize("preset", ["standard", "omnibus", "three_player", "openspiel_default"])
+def test_pettingzoo_api_match_episodes(preset: str) -> None:
+    rules = Rules.preset(preset, game_end_threshold=30) if preset != "openspiel_default" else preset
+    api_test(
+        make_env(rules=rules, episode="match", final_rank_reward=[1, 0, 0, -1][: 3 if preset == "three_player" else 4])
+    )
+    seed_test(lambda: make_env(rules=rules, episode="match"), num_cycles=100)
+
+
+def test_pettingzoo_api_with_unmodified_wrappers() -> None:
+    api_test(wrap(raw_env(), fast=False), num_cycles=200)
+    api_test(raw_env(), num_cycles=200)
+
+
+# ---------------------------------------------------------------------------------------------
+# masks, spaces, observations
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", [Rules.preset(p) for p in PRESETS[::3]] + RANDOM_RULES, ids=str)
+def test_masks_are_the_engines_legal_sets(rules: Rules) -> None:
+    rng = random.Random(0)
+    for episode in ("deal", "match"):
+        env = raw_env(rules=rules, episode=episode)
+        env.reset(seed=rng.randrange(10**6))
+        steps = 0
+        while env.agents and steps < 300:
+            agent = env.agent_selection
+            if env.terminations[agent]:
+                env.step(None)
+                continue
+            deal = env.deal
+            for p, name in enumerate(env.possible_agents):
+                mask = env.observe(name)["action_mask"]
+                assert mask.dtype == np.int8 and mask.shape == (NUM_ACTIONS,)
+                if p == deal.current_player:
+                    assert name == agent
+                    assert np.flatnonzero(mask).tolist() == deal.legal_actions() == mask_to_actions(deal.legal_mask())
+                else:
+                    assert not mask.any()
+            env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+            steps += 1
+
+
+def test_spaces_are_fixed_objects_and_contain_the_observations() -> None:
+    env = make_env(rules="five_player")
+    env.reset(seed=1)
+    for agent in env.possible_agents:
+        assert env.observation_space(agent) is env.observation_space(agent)
+        assert env.action_space(agent) is env.action_space(agent)
+        assert env.action_space(agent).n == NUM_ACTIONS
+    rng = random.Random(1)
+    for agent in env.agent_iter():
+        obs, _, terminated, _, _ = env.last()
+        assert env.observation_space(agent).contains(obs)
+        assert obs["observation"].dtype == np.float32 and obs["observation"].shape == (OBSERVATION_SIZE,)
+        env.step(None if terminated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_observations_are_fresh_arrays() -> None:
+    env = raw_env()
+    env.reset(seed=2)
+    first = env.observe("player_0")
+    first["observation"][:] = 7
+    first["action_mask"][:] = 1
+    again = env.observe("player_0")
+    assert not np.array_equal(again["observation"], first["observation"])
+    assert again["action_mask"].sum() < NUM_ACTIONS
+
+
+# ---------------------------------------------------------------------------------------------
+# seeding and reset options
+# ---------------------------------------------------------------------------------------------
+
+
+def deal_signature(env) -> tuple:
+    deal = env.deal
+    return deal.dealt_hands, tuple(deal.kitty_cards), deal.dealer, deal.cycle_kind
+
+
+def test_reset_seed_fixes_the_deal_alone() -> None:
+    a, b = raw_env(), raw_env()
+    a.reset(seed=123)
+    sig = deal_signature(a)
+    play_out(a, random.Random(1))
+    for _ in range(3):
+        b.reset()
+        play_out(b, random.Random(2))
+    b.reset(seed=123)
+    assert deal_signature(b) == sig
+    a.reset(seed=124)
+    assert deal_signature(a) != sig
+
+
+def test_reset_seed_draws_dealer_and_pass_kind_from_the_cycle() -> None:
+    env = raw_env(rules="standard")
+    kinds, dealers = set(), set()
+    for seed in range(60):
+        env.reset(seed=seed)
+        kinds.add(env.deal.cycle_kind)
+        dealers.add(env.deal.dealer)
+    assert kinds == {"left", "right", "across", "hold"}
+    assert dealers == {0, 1, 2, 3}
+
+
+def test_unseeded_resets_continue_a_seeded_stream() -> None:
+    a, b = raw_env(), raw_env()
+    a.reset(seed=9)
+    b.reset(seed=9)
+    for _ in range(3):
+        a.reset()
+        b.reset()
+        assert deal_signature(a) == deal_signature(b)
+
+
+def test_same_deal_under_another_seating_is_reproducible() -> None:
+    """The same seed gives the same deal whatever the agents do, so seats can be swapped."""
+    env = raw_env(episode="match", rules={"game_end_threshold": 30})
+    env.reset(seed=5)
+    first = deal_signature(env)
+    env.reset(seed=5)
+    assert deal_signature(env) == first
+
+
+def test_reset_options_pin_the_deal() -> None:
+    rules = Rules()
+    hands = [list(range(13 * p, 13 * p + 13)) for p in range(4)]
+    env = raw_env(rules=rules)
+    env.reset(seed=1, options={"hands": hands, "dealer": 2, "pass_kind": "across", "totals": [10, 20, 30, 40]})
+    deal = env.deal
+    assert [sorted(c for c in range(52) if h >> c & 1) for h in deal.dealt_hands] == hands
+    assert deal.dealer == 2 and deal.pass_kind == "across" and deal.totals_before == [10, 20, 30, 40]
+    assert env.agent_selection == "player_3"  # eldest hand passes first
+    env.reset(options={"hands": [[card_name(c) for c in hand] for hand in reversed(hands)]})
+    assert env.deal.dealt_hands[3] & 1
+    env.reset(seed=2, options={"pass_kind": "dealer_choice"})
+    assert env.deal.phase == 0 and env.agent_selection == f"player_{env.deal.dealer}"
+
+    match = raw_env(rules=rules, episode="match")
+    match.reset(seed=3, options={"hands": hands, "dealer": 1, "pass_kind": "hold", "totals": [90, 0, 0, 0]})
+    assert match.deal.dealer == 1 and match.deal.pass_kind == "hold" and match.match.totals == [90, 0, 0, 0]
+    assert match.seat_view("player_1").totals == (0, 0, 0, 90)
+    match.reset(seed=3, options={"hands": hands, "dealer": 1})
+    assert match.deal.dealer == 1 and match.deal.dealt_hands == deal.dealt_hands
+
+
+def test_reset_option_errors_are_the_engines() -> None:
+    env = raw_env()
+    with pytest.raises(InvalidDealError):
+        env.reset(options={"hands": [[0, 1], [2], [3], [4]]})
+    with pytest.raises(InvalidDealError):
+        env.reset(options={"pass_kind": "sideways"})
+    with pytest.raises(InvalidDealError):
+        env.reset(options={"dealer": 9})
+    with pytest.warns(UserWarning, match="unknown options"):
+        env.reset(options={"pass_knd": "left"})
+
+
+def test_bad_rules_raise_the_engines_error_unchanged() -> None:
+    with pytest.raises(RulesError, match="num_players"):
+        make_env(rules={"num_players": 9})
+    with pytest.raises(RulesError, match="unknown preset"):
+        make_env(rules="no_such_preset")
+    with pytest.raises(RulesError, match="unknown option"):
+        raw_env(rules={"moon_mood": "add_to_others"})
+    with pytest.raises(ValueError, match="episode"):
+        raw_env(episode="season")
+
+
+# ---------------------------------------------------------------------------------------------
+# rewards and infos
+# ---------------------------------------------------------------------------------------------
+
+
+def collect_rewards(env, rng: random.Random) -> tuple[dict[str, float], list[dict]]:
+    """Total reward per agent as ``last()`` hands it out, and every deal-end info seen."""
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    infos = []
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        totals[agent] += reward
+        if info and info not in infos:
+            infos.append(info)
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return totals, infos
+
+
+@pytest.mark.parametrize("preset", ["standard", "omnibus", "spot_hearts", "six_to_eight", "pagat_main"])
+def test_deal_rewards_are_minus_the_deal_points(preset: str) -> None:
+    for seed in range(4):
+        env = raw_env(rules=preset)
+        env.reset(seed=seed)
+        rewards_seen = []
+        rng = random.Random(seed)
+        while env.agents:
+            agent = env.agent_selection
+            obs, _, terminated, _, _ = env.last()
+            env.step(None if terminated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            if any(env.rewards.values()):
+                rewards_seen.append(dict(env.rewards))
+            del agent
+        scores = env.deal.scores
+        assert rewards_seen == [] or rewards_seen[0] == {f"player_{p}": -s for p, s in enumerate(scores)}
+        assert len(rewards_seen) <= 1
+
+        scaled = make_env(rules=preset, reward_scale=1 / 26, zero_sum=True)
+        scaled.reset(seed=seed)
+        totals, infos = collect_rewards(scaled, random.Random(seed))
+        scores = infos[0]["deal_scores"]
+        mean = sum(scores) / len(scores)
+        for p, agent in enumerate(scaled.possible_agents):
+            assert totals[agent] == pytest.approx(-(scores[p] - mean) / 26)
+        assert sum(totals.values()) == pytest.approx(0.0)
+
+
+def test_match_rewards_accrue_and_rank_reward_is_added() -> None:
+    rules = Rules.preset("standard", game_end_threshold=60)
+    values = [3.0, 1.0, -1.0, -3.0]
+    env = make_env(rules=rules, episode="match", final_rank_reward=values)
+    env.reset(seed=8)
+    totals, infos = collect_rewards(env, random.Random(8))
+    match = env.unwrapped.match
+    assert match.over and len(infos) == len(match.history)
+    assert infos[-1]["totals"] == tuple(match.totals) and infos[-1]["deal_number"] == match.deals_counted
+    bonus = rank_rewards(match.totals, match.winners, values)
+    for p, agent in enumerate(env.possible_agents):
+        assert totals[agent] == pytest.approx(-match.totals[p] + bonus[p])
+
+
+def test_rank_rewards_share_tied_places() -> None:
+    assert rank_rewards([10, 50, 30, 70], [0], [3, 1, -1, -3]) == [3, -1, 1, -3]
+    assert rank_rewards([10, 10, 30, 30], [0, 1], [3, 1, -1, -3]) == [2, 2, -2, -2]
+    assert rank_rewards([69, 20, 90, 101], [0], [3, 1, -1, -3]) == [3, 1, -1, -3]
+
+
+def test_infos_are_empty_except_at_a_deal_end() -> None:
+    env = raw_env()
+    env.reset(seed=3)
+    rng = random.Random(3)
+    while not env.terminations["player_0"]:
+        assert all(info == {} for info in env.infos.values())
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    assert all(set(info) == {"deal_scores", "cancelled"} for info in env.infos.values())
+
+
+def test_cancelled_deal_ends_a_deal_episode_with_zero_rewards() -> None:
+    rules = Rules.from_dict(
+        {"all_hearts_leader_unbroken": "leader_may_void", "pass_cycle": ["hold"], "first_lead": "eldest_any_card"}
+    )
+    hearts = [f"{r}H" for r in "23456789TJQKA"]
+    others = [[f"{r}{s}" for r in "23456789TJQKA"] for s in "CDS"]
+    env = raw_env(rules=rules)
+    env.reset(options={"hands": [others[0], hearts, others[1], others[2]], "dealer": 0})
+    assert env.agent_selection == "player_1"
+    assert np.flatnonzero(env.observe("player_1")["action_mask"]).tolist() == [64, 65]
+    env.step(64)
+    assert all(env.terminations.values()) and all(r == 0 for r in env.rewards.values())
+    assert env.infos["player_0"]["cancelled"] is True
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------------------------
+
+
+def test_raw_env_rejects_illegal_actions_and_keeps_the_state() -> None:
+    env = raw_env()
+    env.reset(seed=4)
+    agent = env.agent_selection
+    before = env.observe(agent)
+    legal = np.flatnonzero(before["action_mask"]).tolist()
+    illegal = next(a for a in range(NUM_ACTIONS) if a not in legal)
+    for bad in (illegal, 99, -1, "QS", 3.0):
+        with pytest.raises(IllegalActionError) as err:
+            env.step(bad)  # type: ignore[arg-type]
+        assert "legal:" in str(err.value)
+        assert err.value.legal == legal
+    after = env.observe(agent)
+    assert env.agent_selection == agent and env.deal.actions == []
+    assert np.array_equal(before["observation"], after["observation"])
+    env.step(np.int64(legal[0]))  # numpy integers are fine
+    assert env.deal.actions == [legal[0]]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_wrapped_env_terminates_on_an_illegal_move(fast: bool) -> None:
+    env = wrap(raw_env(), fast=fast, illegal_reward=-5.0)
+    env.reset(seed=4)
+    obs, *_ = env.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    offender = env.agent_selection
+    env.step(illegal)
+    assert all(env.terminations.values())
+    assert env.rewards[offender] == -5.0 and sum(env.rewards.values()) == -5.0
+    for agent in env.agent_iter():
+        _, reward, terminated, _, _ = env.last()
+        assert terminated
+        if agent == offender:
+            assert reward == -5.0
+        env.step(None)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_wrapped_env_asserts_on_out_of_space_actions_and_order(fast: bool) -> None:
+    env = wrap(raw_env(), fast=fast)
+    with pytest.raises(AttributeError, match="before reset"):
+        env.agent_selection  # noqa: B018
+    with pytest.raises(AssertionError):
+        env.step(0)
+    env.reset(seed=0)
+    for bad in (68, -1, "QS"):
+        with pytest.raises(AssertionError, match="action space"):
+            env.step(bad)
+    assert env.unwrapped.deal.actions == []
+
+
+def test_default_illegal_reward_is_below_every_deal_score() -> None:
+    env = make_env(rules="spot_hearts", reward_scale=0.5)
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    offender = env.agent_selection
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert env.rewards[offender] == -0.5 * Rules.preset("spot_hearts").tables.penalty_total
+
+
+# ---------------------------------------------------------------------------------------------
+# rendering
+# ---------------------------------------------------------------------------------------------
+
+
+def test_ansi_render_shows_the_table() -> None:
+    env = raw_env(render_mode="ansi")
+    env.reset(seed=6)
+    text = env.render()
+    assert isinstance(text, str) and text.count("player_") == 4 and "♣" in text
+    assert text.count(">") == 1
+    hidden = raw_env(render_mode="ansi", render_seat=2)
+    hidden.reset(seed=6)
+    table = hidden.render()
+    assert table.count("(13 cards)") == 3
+    play_out(env, random.Random(0))
+    assert "deal scores" in env.render()
+
+
+def test_render_without_mode_warns() -> None:
+    env = raw_env()
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert env.render() is None
+
+
+# ---------------------------------------------------------------------------------------------
+# package-level API
+# ---------------------------------------------------------------------------------------------
+
+
+def run_python(code: str) -> str:
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_import_hearts_env_loads_neither_pettingzoo_nor_gymnasium() -> None:
+    out = run_python(
+        "import sys, hearts_env; print('pettingzoo' in sys.modules, 'gymnasium' in sys.modules);"
+        "e = hearts_env.env(rules='three_player'); from pettingzoo.utils import wrappers;"
+        "print(isinstance(e, wrappers.OrderEnforcingWrapper), hearts_env.raw_env.__name__)"
+    )
+    assert out.splitlines() == ["False False", "True raw_env"]
+
+
+def test_env_is_callable_whatever_is_imported_first() -> None:
+    out = run_python(
+        "import hearts_env.env.encoding, hearts_env.env.gym_env, hearts_env;"
+        "e = hearts_env.env(); e.reset(seed=0); print(e.agent_selection.startswith('player_'))"
+    )
+    assert out == "True"
+    assert callable(hearts_env.env)
+    assert hearts_env.raw_env is raw_env
+
+
+def test_gymnasium_registration_after_a_later_import() -> None:
+    out = run_python(
+        "import hearts_env, gymnasium; env = gymnasium.make('hearts_env/Hearts-v0', opponents='random');"
+        "obs, info = env.reset(seed=0); print(obs.shape)"
+    )
+    assert out == f"({OBSERVATION_SIZE},)"
+
+
+def test_import_without_gymnasium_and_pettingzoo() -> None:
+    out = run_python(
+        "import sys\n"
+        "sys.modules['gymnasium'] = sys.modules['pettingzoo'] = None  # as if not installed\n"
+        "import hearts_env, hearts_env.env.encoding\n"
+        "from hearts_env.core import Deal\n"
+        "print(hearts_env.env.encoding.OBSERVATION_SIZE > 0, Deal().num_players)\n"
+    )
+    assert out == "True 4"

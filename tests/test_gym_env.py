@@ -1,0 +1,144 @@
+"""The single-seat Gymnasium environment: checker, registration, masks, rewards, MaskablePPO."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import hearts_env  # noqa: F401  (registers hearts_env/Hearts-v0)
+from hearts_env import Rules
+from hearts_env.bots import RandomBot
+from hearts_env.core import IllegalActionError
+from hearts_env.core.actions import NUM_ACTIONS
+from hearts_env.env.encoding import OBSERVATION_SIZE, decode_observation
+from hearts_env.env.gym_env import HeartsGymEnv
+
+
+def first_legal(env: HeartsGymEnv) -> int:
+    return int(np.flatnonzero(env.action_masks())[0])
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"rules": "three_player_kitty", "opponents": "random", "seat": "random"},
+        {"rules": "omnibus", "episode": "match", "opponents": ["heuristic", "random", "random"]},
+        {"rules": {"pass_cycle": ["dealer_choice"], "allow_pass_through": True}, "seat": 2, "zero_sum": True},
+    ],
+)
+def test_gymnasium_check_env(kwargs: dict) -> None:
+    check_env(HeartsGymEnv(**kwargs), skip_render_check=True)
+    # made through gymnasium.make, so the checker also renders in every render mode
+    check_env(gymnasium.make("hearts_env/Hearts-v0", render_mode="ansi", **kwargs).unwrapped)
+
+
+def test_registered_with_gymnasium() -> None:
+    env = gymnasium.make("hearts_env/Hearts-v0", rules="five_player", opponents="random")
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (OBSERVATION_SIZE,) and obs.dtype == np.float32
+    assert env.observation_space.contains(obs)
+    assert env.action_space == gymnasium.spaces.Discrete(NUM_ACTIONS)
+    assert info["action_mask"].dtype == bool
+
+
+def test_episode_masks_and_rewards() -> None:
+    env = HeartsGymEnv(rules="standard", opponents="random", reward_scale=0.5)
+    obs, info = env.reset(seed=3)
+    total = 0.0
+    steps = 0
+    while True:
+        mask = env.action_masks()
+        assert np.array_equal(mask, info["action_mask"]) and mask.any()
+        view = decode_observation(obs, env.rules)
+        assert view.to_move == 0  # the learner is always the seat to move
+        obs, reward, terminated, truncated, info = env.step(first_legal(env))
+        total += reward
+        steps += 1
+        assert not truncated
+        if terminated:
+            break
+    deal = env.aec_env.deal
+    assert total == -0.5 * deal.scores[env.seat]
+    assert info["deal_scores"] == deal.scores
+    assert not env.action_masks().any()
+    assert steps >= 13
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+def test_match_episode_accrues_every_deal() -> None:
+    env = HeartsGymEnv(rules=Rules(game_end_threshold=40), episode="match", opponents="random", seat=1)
+    env.reset(seed=4)
+    total = 0.0
+    while True:
+        _, reward, terminated, _, _ = env.step(first_legal(env))
+        total += reward
+        if terminated:
+            break
+    match = env.aec_env.match
+    assert match is not None and match.over
+    assert total == -match.totals[1]
+
+
+def test_seeded_episodes_replay_exactly() -> None:
+    def run(seed: int) -> list:
+        env = HeartsGymEnv(opponents=["heuristic", "random", "random"], seat="random")
+        obs, _ = env.reset(seed=seed)
+        trace = [obs.tobytes()]
+        while True:
+            obs, reward, terminated, _, _ = env.step(first_legal(env))
+            trace.append((obs.tobytes(), reward))
+            if terminated:
+                return trace
+
+    assert run(11) == run(11)
+    assert run(11) != run(12)
+
+
+def test_illegal_actions() -> None:
+    env = HeartsGymEnv(opponents="random", illegal_reward=-7.0)
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    _, reward, terminated, _, info = env.step(illegal)
+    assert terminated and reward == -7.0 and info["illegal_action"]
+
+    strict = HeartsGymEnv(opponents="random", illegal_action="raise")
+    strict.reset(seed=0)
+    before = strict.aec_env.deal.actions[:]
+    with pytest.raises(IllegalActionError):
+        strict.step(int(np.flatnonzero(~strict.action_masks())[0]))
+    assert strict.aec_env.deal.actions == before
+    strict.step(first_legal(strict))
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="seat"):
+        HeartsGymEnv(seat=4)
+    with pytest.raises(ValueError, match="opponents"):
+        HeartsGymEnv(opponents=["random"])
+    with pytest.raises(ValueError, match="illegal_action"):
+        HeartsGymEnv(illegal_action="ignore")
+    env = HeartsGymEnv(opponents=RandomBot(1))
+    env.reset(seed=0)
+
+
+def test_maskable_ppo_trains_on_it() -> None:
+    pytest.importorskip("sb3_contrib")
+    torch = pytest.importorskip("torch")
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+
+    torch.set_num_threads(1)
+    env = gymnasium.make("hearts_env/Hearts-v0", opponents="random")
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, verbose=0, policy_kwargs={"net_arch": [32]}
+    )
+    model.learn(total_timesteps=128)
+    mean_reward, _ = evaluate_policy(model, env, n_eval_episodes=3, warn=False)
+    assert -26 * 3 <= mean_reward <= 26
+    obs, _ = env.reset(seed=1)
+    action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
+    assert env.unwrapped.action_masks()[int(action)]
