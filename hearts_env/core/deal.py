@@ -199,9 +199,10 @@ class Deal:
 
     def legal_mask(self) -> int:
         """The legal actions as a bitmask over action ids (bit ``a`` set = action ``a`` legal)."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return self._legal
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._play_legal() if self.phase == PLAYING else self._compute_legal()
+        return legal
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the seat to move, ascending; empty only when the deal is over."""
