@@ -1,0 +1,503 @@
+"""The ``hearts`` command: ``play`` driven as a person would, in a real pseudo-terminal (pexpect),
+and ``tournament``, ``rules``, ``replay``, ``train``/``export`` through the command line."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pexpect
+import pytest
+
+from hearts_env import PRESETS, Match, Rules
+from hearts_env.bots import make_bot
+from hearts_env.cli import PlaySession, QuitGame, Style, load_rules_option, main, parse_setting, run_front_end
+from hearts_env.core import load_record, parse_card, replay_record
+from hearts_env.env.encoding import encode
+from hearts_env.env.rulesets import sample_rules
+
+PASS = r"Pass (\d+) cards?[^\r\n]*> "
+PLAY = r"Your play> "
+MENU = r"Choose 1-(\d+)> "
+NEXT = r"Press Enter for the next deal \(q to quit\)> "
+CARD = re.compile(r"(?:(\d+):)?((?:10|[2-9JQKA])[♣♦♠♥])")
+
+
+def spawn(args: list[str], tmp_path: Path, *, colour: bool = False) -> pexpect.spawn:
+    env = {**os.environ, "HEARTS_GAMES_DIR": str(tmp_path / "games"), "TERM": "xterm", "PYTHONUTF8": "1"}
+    env.pop("NO_COLOR", None)
+    if not colour:
+        env["NO_COLOR"] = "1"
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "hearts_env", "play", *args],
+        env=env,
+        encoding="utf-8",
+        timeout=15,
+        dimensions=(60, 200),
+    )
+
+
+def hand_cards(screen: str) -> tuple[list[str], list[str]]:
+    """The (numbered = legal, unnumbered = illegal) cards of the last hand shown on ``screen``."""
+    block = screen[screen.rindex("Your hand") :]
+    legal, other = [], []
+    for number, card in CARD.findall(block):
+        (legal if number else other).append(card)
+    return legal, other
+
+
+def play_on(child: pexpect.spawn, max_steps: int = 400, stop_at_next: bool = False) -> str:
+    """Answer every prompt with the first legal choice until the program ends; the whole screen."""
+    screen = ""
+    for _ in range(max_steps):
+        i = child.expect([PASS, PLAY, MENU, NEXT, pexpect.EOF])
+        screen += child.before + (child.after if isinstance(child.after, str) else "")
+        if i == 0:
+            count = int(child.match.group(1))
+            child.sendline(" ".join(str(k) for k in range(1, count + 1)))
+        elif i in (1, 2):
+            child.sendline("1")
+        elif i == 3:
+            if stop_at_next:
+                return screen
+            child.sendline("")
+        else:
+            return screen
+    raise AssertionError("the game did not end")
+
+
+def test_a_whole_deal_with_passing_and_wrong_input(tmp_path: Path) -> None:
+    record = tmp_path / "deal.json"
+    child = spawn(["--seed", "3", "--deal", "--opponents", "heuristic", "--record", str(record)], tmp_path)
+    child.expect(PASS)
+    assert "pass left (3 cards to West)" in child.before
+    legal, _ = hand_cards(child.before)
+    assert len(legal) == 13
+    # a wrong number of pass cards, a card not held, a mistyped card: each refused, the prompt repeats
+    child.sendline("1")
+    child.expect("Pass exactly 3 cards; you gave 1")
+    child.expect(PASS)
+    held = {parse_card(c) for c in legal}
+    missing = next(c for c in ("AS", "KS", "QS", "2H", "3D") if parse_card(c) not in held)
+    child.sendline(f"{legal[0]} {legal[1]} {missing.lower()}")
+    child.expect("You do not hold")
+    child.expect(PASS)
+    child.sendline("zz 1 2")
+    child.expect("'zz' is not a card")
+    child.expect(PASS)
+    child.sendline("?")
+    child.expect("How to answer")
+    child.expect(PASS)
+    # passing by name, in the three spellings
+    chosen = legal[-3:]
+    spelled = [chosen[0], chosen[1].replace("10", "T").replace("♠", "S").replace("♥", "H").replace("♦", "D")]
+    spelled.append(chosen[2].replace("♣", "c").replace("♦", "d").replace("♠", "s").replace("♥", "h").lower())
+    child.sendline(" ".join(spelled))
+    child.expect(r"You pass (.*) to West\.")
+    assert sorted(child.match.group(1).split()) == sorted(chosen)
+    child.expect(r"You receive .* from East\.")
+    # the first play: an illegal card is refused with the reason and the legal choices
+    child.expect(PLAY)
+    legal, illegal = hand_cards(child.before)
+    assert "Trick 1 of 13" in child.before and "hearts not broken" in child.before
+    assert illegal, "seed 3 leaves a card seat 0 may not play on the first trick"
+    child.sendline(illegal[0])
+    child.expect("You must follow suit|The first trick must be led with the 2♣")
+    child.expect("Legal: 1:")
+    child.expect(PLAY)
+    child.sendline("99")
+    child.expect("There is no card numbered 99")
+    child.expect(PLAY)
+    child.sendline(legal[0])
+    screen = play_on(child)
+    assert "Deal scores:" in screen and "Total" in screen
+    assert re.search(r"takes? the trick", screen)
+    assert f"Game record saved to {record}" in screen
+    child.close()
+    assert child.exitstatus == 0
+    match = replay_record(load_record(record))
+    assert match.history and match.history[0].deal.is_terminal()
+
+
+def test_end_of_input_mid_deal_saves_a_replayable_record(tmp_path: Path) -> None:
+    child = spawn(["--seed", "8", "--opponents", "random", "heuristic", "random"], tmp_path)
+    child.expect(PASS)
+    child.sendline("1 2 3")
+    for _ in range(3):
+        child.expect([PLAY, MENU])
+        child.sendline("1")
+    child.expect(PLAY)
+    child.sendeof()
+    child.expect(r"End of input\. Game record saved to (\S+\.json)")
+    path = Path(child.match.group(1))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert path.parent == tmp_path / "games"
+    record = load_record(path)
+    assert record["complete"] is False
+    match = replay_record(record)
+    assert not match.over and len(match.deal.actions) > 12  # passes and a few plays of deal 1
+
+
+def test_ctrl_c_ends_cleanly_and_saves(tmp_path: Path) -> None:
+    child = spawn(["--seed", "2", "--opponents", "heuristic"], tmp_path)
+    child.expect(PASS)
+    child.sendintr()
+    child.expect(r"Interrupted\. Game record saved to (\S+\.json)")
+    path = Path(child.match.group(1))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert "Traceback" not in child.before
+    replay_record(load_record(path))
+
+
+def test_quit_and_colours(tmp_path: Path) -> None:
+    child = spawn(["--seed", "4", "--opponents", "random", "--no-save"], tmp_path, colour=True)
+    child.expect(PASS)
+    assert "\x1b[" in child.before  # colour on a terminal by default
+    child.sendline("q")
+    child.expect("You quit. The game was not saved")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    plain = spawn(["--seed", "4", "--opponents", "random", "--no-save", "--no-color"], tmp_path, colour=True)
+    plain.expect(PASS)
+    assert "\x1b[" not in plain.before and "♠" in plain.before
+    plain.sendline("q")
+    plain.expect(pexpect.EOF)
+
+
+def test_five_player_omnibus_deal(tmp_path: Path) -> None:
+    record = tmp_path / "omnibus.json"
+    child = spawn(["--rules", "omnibus", "--players", "5", "--seed", "1", "--deal", "--record", str(record)], tmp_path)
+    child.expect(PASS)
+    assert "5 players" in child.before and "P1: heuristic" in child.before and "P4" in child.before
+    legal, _ = hand_cards(child.before)
+    assert len(legal) == 10  # 50 cards (2C and 2D removed) for 5 players
+    child.sendline("1 2 3")
+    screen = play_on(child)
+    assert "Trick 10 of 10" in screen and "Deal scores:" in screen
+    child.close()
+    assert child.exitstatus == 0
+    match = replay_record(load_record(record))
+    assert match.rules == Rules.preset("omnibus", num_players=5)
+    deal = match.history[0].deal
+    if any(deal.won[p] >> parse_card("JD") & 1 for p in range(5)):
+        assert "took the bonus card J♦ (-10)" in screen
+
+
+def test_a_whole_match_to_a_low_threshold(tmp_path: Path) -> None:
+    child = spawn(["--seed", "6", "--opponents", "random", "--set", "game_end_threshold=30", "--no-save"], tmp_path)
+    screen = play_on(child, max_steps=1000)
+    child.close()
+    assert child.exitstatus == 0
+    assert "Match over after" in screen and screen.count("Deal scores:") >= 2
+    assert "Deal 2" in screen and "Total" in screen
+
+
+# ---------------------------------------------------------------------------------------------
+# The play session without a terminal: opponents see only their own observation
+# ---------------------------------------------------------------------------------------------
+
+
+class Spy:
+    def __init__(self, session_ref: list[PlaySession], rules: Rules, seat: int) -> None:
+        self.ref = session_ref
+        self.inner = make_bot("heuristic", rules)
+        self.seat = seat
+        self.calls = 0
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        session = self.ref[0]
+        deal = session.match.deal
+        assert deal.current_player == self.seat
+        np.testing.assert_array_equal(observation["observation"], encode(deal, self.seat, session.match))
+        assert observation["action_mask"].dtype == np.int8
+        assert np.flatnonzero(observation["action_mask"]).tolist() == deal.legal_actions()
+        self.calls += 1
+        return self.inner.act(observation)
+
+
+@pytest.mark.parametrize("preset", ["standard", "pagat_main", "three_player_kitty"])
+def test_opponents_only_see_their_own_observation(preset: str) -> None:
+    rules = Rules.preset(preset, game_end_threshold=40)
+    n = rules.num_players
+    ref: list[PlaySession] = []
+    bots = {p: Spy(ref, rules, p) for p in range(1, n)}
+    out = io.StringIO()
+
+    def answer(prompt: str) -> str:
+        out.write(prompt)
+        if prompt.startswith("Pass"):
+            return " ".join(str(k) for k in range(1, int(prompt.split()[1]) + 1))
+        return "1" if "Press Enter" not in prompt else ""
+
+    session = PlaySession(rules, 0, bots, seed=9, read_line=answer, write=lambda t: out.write(t + "\n"))
+    ref.append(session)
+    session.run()
+    assert session.match.over and all(b.calls > 20 for b in bots.values())
+    assert "Match over" in out.getvalue()
+
+
+def test_dealer_choice_and_pass_through_menus(tmp_path: Path) -> None:
+    args = ["--seed", "1", "--deal", "--opponents", "heuristic", "--no-save", "--set", "first_dealer=0"]
+    args += ["--set", 'pass_cycle=["dealer_choice"]', "--set", "allow_pass_through=true"]
+    child = spawn(args, tmp_path)
+    child.expect(MENU)
+    assert "You are the dealer: choose this deal's pass." in child.before and "1) pass left" in child.before
+    child.sendline("9")
+    child.expect("'9' is not one of the choices")
+    child.expect(MENU)
+    child.sendline("1")
+    child.expect("You choose: pass left")
+    screen = ""
+    for _ in range(5):  # the other seats declare first; then it is our turn to declare
+        i = child.expect([MENU, PASS, PLAY])
+        screen += child.before
+        if i == 0:
+            break
+    assert "Pass from your hand, or pass through" in screen + child.before
+    child.sendline("2")
+    child.expect("You will pass through")
+    screen = play_on(child)
+    assert "Deal scores:" in screen
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_void_deal_moon_choice_and_reset_are_announced() -> None:
+    """A scripted deal: seat 0 (the person) holds every heart and leads: the void-the-deal menu,
+    then every trick, the moon choice, and an exact-score reset of the others' +26."""
+    rules = Rules(
+        first_lead="eldest_any_card",
+        all_hearts_leader_unbroken="leader_may_void",
+        pass_cycle=["hold"],
+        first_dealer=3,
+        moon_mode="shooter_choice",
+        exact_score_resets={"26": 0},
+    )
+    hearts_hand = [f"{r}H" for r in "23456789TJQKA"]
+    rest = [c for c in (f"{r}{s}" for s in "CDS" for r in "23456789TJQKA")]
+    hands = [hearts_hand, rest[0:13], rest[13:26], rest[26:39]]
+    bots = {p: make_bot("heuristic", rules) for p in (1, 2, 3)}
+    out = io.StringIO()
+    answers = iter(["2"] + ["1"] * 13 + ["2", "q"])
+    prompts: list[str] = []
+
+    def answer(prompt: str) -> str:
+        prompts.append(prompt)
+        out.write(prompt + "\n")
+        return next(answers)
+
+    session = PlaySession(rules, 0, bots, seed=1, read_line=answer, write=lambda t: out.write(t + "\n"))
+    session.match = Match(rules, seed=1, scripted_deals=[{"hands": hands}])
+    with pytest.raises(QuitGame):
+        session.run()
+    text = out.getvalue()
+    assert "You lead and hold only hearts before hearts are broken." in text
+    assert "1) void the deal" in text and "2) keep the deal and lead a heart" in text
+    assert "You hold only hearts and will lead a heart." in text
+    assert "You shot the moon! Choose how it scores." in text and "2) +26 to everyone else" in text
+    assert "You shot the moon! (+26 to everyone else)" in text
+    assert "hits 26 exactly and resets to 0" in text
+    assert session.match.totals == [0, 0, 0, 0]
+
+
+def first_choice(out: io.StringIO) -> Any:
+    """A person who always takes the first shown choice (all the cards a pass needs)."""
+
+    def answer(prompt: str) -> str:
+        out.write(prompt + "\n")
+        if prompt.startswith("Pass"):
+            return " ".join(str(k) for k in range(1, int(prompt.split()[1]) + 1))
+        return "" if "Press Enter" in prompt else "1"
+
+    return answer
+
+
+RULES_FOR_SESSIONS = [Rules.preset(p) for p in PRESETS] + [sample_rules(seed) for seed in range(12)]
+
+
+@pytest.mark.parametrize("rules", RULES_FOR_SESSIONS, ids=lambda r: f"{r.num_players}p")
+def test_a_deal_of_every_preset_and_random_rules_is_narrated_and_saved(rules: Rules, tmp_path: Path) -> None:
+    n = rules.num_players
+    human = n - 1
+    bots = {p: make_bot("random" if p % 2 else "heuristic", rules, seed=p) for p in range(n) if p != human}
+    out = io.StringIO()
+    record = tmp_path / "g.json"
+    session = PlaySession(
+        rules,
+        human,
+        bots,
+        seed=3,
+        single_deal=True,
+        read_line=first_choice(out),
+        write=lambda t: out.write(t + "\n"),
+        record_path=record,
+    )
+    session.run()
+    text = out.getvalue()
+    assert "Deal scores:" in text or "The deal is void" in text
+    assert not re.search(r"(to|:) \?", text)  # every seat and pass target has a name
+    match = replay_record(load_record(record))
+    assert match.history[0].deal.actions == session.match.history[0].deal.actions
+
+
+def test_rules_options() -> None:
+    assert parse_setting("game_end_threshold=50") == ("game_end_threshold", 50)
+    assert parse_setting("moon_mode=add_to_others") == ("moon_mode", "add_to_others")
+    assert parse_setting('pass_cycle=["left", "hold"]') == ("pass_cycle", ["left", "hold"])
+    assert load_rules_option("omnibus", {"num_players": 5}) == Rules.preset("omnibus", num_players=5)
+    assert load_rules_option("configs/rules/standard.toml", {"num_players": 5}).num_players == 5
+    assert Style(False).card(parse_card("TH")) == "10♥" and Style(False, symbols=False).card(parse_card("QS")) == "QS"
+
+
+# ---------------------------------------------------------------------------------------------
+# The other subcommands, through the command line
+# ---------------------------------------------------------------------------------------------
+
+
+def hearts(*args: str, tmp_path: Path | None = None, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    if tmp_path is not None:
+        env["HEARTS_GAMES_DIR"] = str(tmp_path)
+    return subprocess.run(
+        [sys.executable, "-m", "hearts_env", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        input=input,
+        timeout=120,
+    )
+
+
+def test_every_subcommand_has_help() -> None:
+    for command in ("play", "rules", "replay", "selfplay", "tournament"):
+        result = hearts(command, "--help")
+        assert result.returncode == 0, result.stderr
+        assert "usage:" in result.stdout
+    top = hearts("--help")
+    assert all(c in top.stdout for c in ("play", "tournament", "train", "export", "rules", "replay"))
+
+
+def test_tournament_json_and_table() -> None:
+    result = hearts("tournament", "heuristic", "random", "--deals", "30", "--json", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [b["label"] for b in data["bots"]] == ["heuristic", "random"] and data["games"] == 120
+    h, r = data["bots"]
+    assert h["ci_high"] < r["ci_low"]
+    table = hearts("tournament", "random", "--rules", "three_player", "--deals", "5")
+    assert table.returncode == 0 and "points/deal" in table.stdout and "95% CI" in table.stdout
+    assert "games" in table.stderr  # the progress bar
+    bad = hearts("tournament", "random", "--set", "moon_mode=sideways", "--deals", "1")
+    assert bad.returncode != 0 and "moon_mode" in bad.stderr
+
+
+def test_rules_list_show_check(tmp_path: Path) -> None:
+    listing = hearts("rules")
+    assert listing.returncode == 0 and "standard" in listing.stdout and "omnibus" in listing.stdout
+    assert "Omnibus Hearts" in listing.stdout
+    show = hearts("rules", "show", "omnibus")
+    assert show.returncode == 0 and 'bonus_card = "JD"' in show.stdout
+    good = tmp_path / "good.toml"
+    good.write_text(show.stdout)
+    assert Rules.from_file(good) == Rules.preset("omnibus")
+    check = hearts("rules", "check", str(good))
+    assert check.returncode == 0 and "valid" in check.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text('preset = "standard"\npass_count = 0\n')
+    result = hearts("rules", "check", str(bad))
+    assert result.returncode != 0 and "pass_count" in result.stderr
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text("hearts_points = 2\n")
+    result = hearts("rules", "check", str(unknown))
+    assert result.returncode != 0 and "hearts_points" in result.stderr
+    assert hearts("rules", "check", str(tmp_path / "missing.toml")).returncode != 0
+    assert hearts("rules", "show", "no_such_preset").returncode != 0
+
+
+def test_replay_prints_every_trick_and_hand(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    child = spawn(["--seed", "3", "--deal", "--opponents", "heuristic", "--record", str(record)], tmp_path)
+    play_on(child)
+    child.close()
+    result = hearts("replay", str(record))  # no terminal: prints everything without pausing
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Dealt hands:" in out and out.count("Trick ") == 13 and "Deal scores:" in out
+    assert "Seat 0 passes" in out and out.count("Seat 3  ♣") >= 13  # all hands before every trick
+    assert hearts("replay", "--all", str(record)).stdout == out
+    broken = tmp_path / "broken.json"
+    data = json.loads(record.read_text())
+    data["deals"][0]["scores"][0] += 1
+    broken.write_text(json.dumps(data))
+    bad = hearts("replay", str(broken))
+    assert bad.returncode != 0 and "scores" in bad.stderr
+
+
+def test_replay_steps_on_a_terminal(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    hearts("selfplay")  # smoke: still works
+    child = spawn(["--seed", "5", "--deal", "--opponents", "random", "--record", str(record)], tmp_path)
+    play_on(child)
+    child.close()
+    env = {**os.environ, "NO_COLOR": "1"}
+    viewer = pexpect.spawn(
+        sys.executable, ["-m", "hearts_env", "replay", str(record)], env=env, encoding="utf-8", timeout=30
+    )
+    viewer.expect(r"\[Enter: next trick")
+    assert "Trick 2 of 13" not in viewer.before
+    viewer.sendline("")
+    viewer.expect(r"\[Enter: next trick")
+    assert "Trick 2 of 13" in viewer.before
+    viewer.sendline("a")
+    viewer.expect(pexpect.EOF)
+    assert "Deal scores:" in viewer.before
+
+
+def test_train_and_export_are_front_ends(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    calls: list[Any] = []
+    for name in ("training.ppo", "training.export"):
+        fake = types.ModuleType(name)
+        fake.main = lambda argv, name=name: calls.append((name, argv)) or 0  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, name, fake)
+    assert main(["train", "--preset", "standard", "--updates", "2"]) == 0
+    assert main(["export", "runs/x", "--name", "y"]) == 0
+    assert calls == [
+        ("training.ppo", ["--preset", "standard", "--updates", "2"]),
+        ("training.export", ["runs/x", "--name", "y"]),
+    ]
+    monkeypatch.setitem(sys.modules, "training.ppo", None)  # as if it could not be imported
+    assert run_front_end("train", ["--help"]) != 0
+    err = capsys.readouterr().err
+    assert "hearts train" in err and "training.ppo" in err and "pip install" in err
+
+
+def test_model_opponents_and_the_shipped_model_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_evaluate import export_tiny_model
+
+    from hearts_env.cli import default_opponent
+
+    model = export_tiny_model(tmp_path / "models" / "ppo-standard")
+    monkeypatch.chdir(tmp_path)
+    assert Path(default_opponent(Rules.preset("standard"))) == model.resolve()
+    assert default_opponent(Rules.preset("omnibus")) == "heuristic"  # the model is for other rules
+    child = spawn(["--seed", "2", "--deal", "--no-save", "--opponents", str(model), "random", "heuristic"], tmp_path)
+    child.expect(PASS)
+    assert "West: ppo-standard, North: random, East: heuristic" in child.before
+    child.sendline("1 2 3")
+    assert "Deal scores:" in play_on(child)
+    bad = hearts("play", "--opponents", str(tmp_path / "nothing-here"), "--no-save")
+    assert bad.returncode == 2 and "nothing-here" in bad.stderr
