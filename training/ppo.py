@@ -173,26 +173,31 @@ class NetworkOpponent:
 
 
 class HeuristicOpponent:
-    """The rule-based bot in batched form (``hearts_env.batched`` provides it where available)."""
+    """The rule-based bot. Uses the batched form (``hearts_env.batched.heuristic_actions``) when this
+    build has one, else the reference bot on each row's observation (identical choices, slower)."""
 
     name = "heuristic"
 
     def __init__(self, engine: BatchedHearts) -> None:
-        from hearts_env.batched import heuristic_actions  # type: ignore[attr-defined]
-
-        self._act = heuristic_actions
         self.engine = engine
+        try:
+            from hearts_env.batched import heuristic_actions  # type: ignore[attr-defined]
+        except ImportError:
+            from hearts_env.bots.heuristic import HeuristicBot
 
-    def act_rows(self, rows: torch.Tensor) -> torch.Tensor:
-        return self._act(self.engine, rows)
+            self._batched = None
+            self._bot = HeuristicBot(engine.rules)
+        else:
+            self._batched = heuristic_actions
 
-
-def heuristic_available() -> bool:
-    try:
-        from hearts_env.batched import heuristic_actions  # type: ignore[attr-defined]  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    def act_rows(self, rows: torch.Tensor, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Actions for ``rows`` of the engine, given those rows' observations and masks."""
+        if self._batched is not None:
+            return self._batched(self.engine, rows)
+        obs_np = obs.cpu().numpy()
+        mask_np = mask.cpu().numpy().astype(np.int8)
+        chosen = [self._bot.act({"observation": o, "action_mask": m}) for o, m in zip(obs_np, mask_np, strict=True)]
+        return torch.as_tensor(chosen, dtype=torch.int64, device=rows.device)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -262,7 +267,7 @@ def evaluate_against(
         theirs = ~mine
         if bool(theirs.any()):
             if heuristic is not None:
-                actions[theirs] = heuristic.act_rows(rows[theirs])
+                actions[theirs] = heuristic.act_rows(rows[theirs], obs[theirs], mask[theirs])
             else:
                 actions[theirs] = RandomOpponent().act(obs[theirs], mask[theirs], generator)
         result = engine.step(actions)
@@ -352,11 +357,13 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     reward_scale = 1.0 / max(1, rules.tables.penalty_total)
     kinds = list(args.pool)
     weights = np.asarray(args.pool_weights, dtype=float)
-    if "heuristic" in kinds and not heuristic_available():
-        print("note: no batched heuristic bot in this build; its share of tables goes to the others", file=sys.stderr)
-        weights = np.where(np.asarray(kinds) == "heuristic", 0.0, weights)
+    bad = sorted(set(kinds) - {"snapshot", "heuristic", "random"})
+    if bad:
+        raise SystemExit(f"pool: unknown opponent kind(s) {bad}; use snapshot, heuristic, random")
+    if len(weights) != len(kinds) or weights.sum() <= 0:
+        raise SystemExit(f"pool_weights {args.pool_weights} must give one positive weight per pool kind {kinds}")
     weights = weights / weights.sum()
-    heuristic = HeuristicOpponent(engine) if heuristic_available() else None
+    heuristic = HeuristicOpponent(engine)
     random_opponent = RandomOpponent()
 
     while update < num_updates:
@@ -410,7 +417,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
                                 if bool(sub.any()):
                                     actions[sub] = opp.act(obs[sub], mask[sub], sampler)
                         elif kind == "heuristic" and heuristic is not None:
-                            actions[sel] = heuristic.act_rows(rows[sel])
+                            actions[sel] = heuristic.act_rows(rows[sel], obs[sel], mask[sel])
                         else:  # random, or a snapshot before the first snapshot exists
                             actions[sel] = random_opponent.act(obs[sel], mask[sel], sampler)
                 act_buf[t] = torch.where(is_learner, sampled, actions)
@@ -496,8 +503,6 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         if (args.eval_every and update % args.eval_every == 0) or update == num_updates:
             network.eval()
             for opponent in ("random", "heuristic"):
-                if opponent == "heuristic" and not heuristic_available():
-                    continue
                 result = evaluate_against(network, rules, opponent, args.eval_deals, args.device, 10_000 + update)
                 metrics[f"eval/{opponent}/points"] = result["points"]
                 metrics[f"eval/{opponent}/points_se"] = result["points_se"]

@@ -1,0 +1,116 @@
+"""PPO training: advantages along each seat's chain, a short run that exports a playable bot, and an
+exact resume after a crash."""
+
+from __future__ import annotations
+
+import random
+import tomllib
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("hearts_env.batched")
+
+from hearts_env import Rules  # noqa: E402
+from training import ppo  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_advantages_follow_each_seats_chain_and_skip_unfinished_deals():
+    """Two seats interleave at one table; seat A's deal ends at step 2 (reward -1), seat B's chain runs
+    past the rollout's end, so B's decisions have no target and are not valid samples."""
+    values = torch.tensor([[0.5], [0.2], [0.4], [0.1]])
+    rewards = torch.tensor([[0.0], [0.0], [-1.0], [0.0]])
+    terminal = torch.tensor([[False], [False], [True], [False]])
+    next_index = torch.tensor([[2], [3], [-1], [-1]])  # A: 0 -> 2 (end); B: 1 -> 3 -> (beyond)
+    adv, valid = ppo.compute_advantages(values, rewards, terminal, next_index, gamma=1.0, gae_lambda=0.5)
+    assert valid[:, 0].tolist() == [True, False, True, False]
+    assert adv[2, 0].item() == pytest.approx(-1.0 - 0.4)
+    # step 0: delta = V(2) - V(0) = -0.1, plus lambda * adv(2)
+    assert adv[0, 0].item() == pytest.approx(-0.1 + 0.5 * (-1.4))
+
+
+def _args(tmp_path, **overrides) -> ppo.Args:
+    base = ppo.args_from_dict(
+        {
+            **tomllib.loads((ROOT / "configs/train/smoke.toml").read_text(encoding="utf-8")),
+            "runs_dir": str(tmp_path / "runs"),
+            "run_name": "smoke",
+            "progress": False,
+        },
+        "test",
+    )
+    for key, value in overrides.items():
+        setattr(base, key, value)
+    return base
+
+
+@pytest.mark.slow
+def test_a_short_run_logs_checkpoints_exports_and_the_bot_plays(tmp_path, monkeypatch):
+    from hearts_env.bots import make_bot
+    from hearts_env.env import raw_env
+
+    monkeypatch.chdir(ROOT)
+    args = _args(tmp_path, export_name="", total_decisions=64 * 64 * 2)
+    final = ppo.train(args)
+    run = tmp_path / "runs" / "smoke"
+    assert (run / "checkpoint.pt").is_file()
+    assert (run / "learning_curve.png").stat().st_size > 1000
+    assert any((run / "tb").iterdir())
+    assert final["update"] == 2 and "eval/random/points" in final
+
+    from training.export import export_checkpoint
+
+    model = export_checkpoint(run / "checkpoint.pt", "smoke-model", models_dir=tmp_path / "models")
+    rules = Rules.preset("standard")
+    bot = make_bot(str(model), rules, seed=0)
+    env = raw_env(rules=rules)
+    env.reset(seed=3)
+    rng = random.Random(0)
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            action = None
+        elif agent == "player_0":
+            action = bot.act(observation)
+            assert observation["action_mask"][action] == 1
+        else:
+            action = rng.choice([a for a, ok in enumerate(observation["action_mask"]) if ok])
+        env.step(action)
+
+
+@pytest.mark.slow
+def test_resume_after_a_crash_gives_the_same_weights_as_an_uninterrupted_run(tmp_path, monkeypatch):
+    uninterrupted = _args(tmp_path / "a", total_decisions=64 * 64 * 3)
+    ppo.train(uninterrupted)
+
+    crashing = _args(tmp_path / "b", total_decisions=64 * 64 * 3)
+    real_save = ppo.save_checkpoint
+    saves = []
+
+    def save_then_crash(*a, **kw):
+        real_save(*a, **kw)
+        saves.append(1)
+        if len(saves) == 2:
+            raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(ppo, "save_checkpoint", save_then_crash)
+    with pytest.raises(KeyboardInterrupt):
+        ppo.train(crashing)
+    monkeypatch.setattr(ppo, "save_checkpoint", real_save)
+    run_b = tmp_path / "b" / "runs" / "smoke"
+    args, resume = ppo.parse_args(["--resume", str(run_b), "--progress", "false"])
+    ppo.train(args, resume)
+
+    a = torch.load(tmp_path / "a" / "runs" / "smoke" / "checkpoint.pt", weights_only=True)
+    b = torch.load(run_b / "checkpoint.pt", weights_only=True)
+    assert a["update"] == b["update"] == 3
+    for key, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][key]), key
+
+
+def test_unknown_settings_are_refused_with_their_names():
+    with pytest.raises(SystemExit, match="learning_rat"):
+        ppo.args_from_dict({"learning_rat": 1e-3}, "configs/train/x.toml")
