@@ -53,6 +53,10 @@ class Args:
     run_name: str = field(default="", metadata={"help": "name of the run (default: derived from the settings)"})
     runs_dir: str = field(default="runs", metadata={"help": "where runs write logs and checkpoints"})
     device: str = field(default="cpu", metadata={"help": "torch device: cpu or cuda"})
+    engine: str = field(
+        default="batched",
+        metadata={"help": "batched (torch, any device) or reference (the reference engine on many tables; CPU)"},
+    )
     threads: int = field(default=0, metadata={"help": "torch CPU threads (0: torch's default)"})
     # network
     network: str = field(default="mlp", metadata={"help": "mlp (baseline) or cardset (shared card embeddings)"})
@@ -181,6 +185,8 @@ class HeuristicOpponent:
     def __init__(self, engine: BatchedHearts) -> None:
         self.engine = engine
         try:
+            if not isinstance(engine, BatchedHearts):
+                raise ImportError("the batched heuristic plays the batched engine only")
             from hearts_env.batched import heuristic_actions  # type: ignore[attr-defined]
         except ImportError:
             from hearts_env.bots.heuristic import HeuristicBot
@@ -244,11 +250,11 @@ def compute_advantages(
 
 @torch.no_grad()
 def evaluate_against(
-    network: torch.nn.Module, rules: Rules, opponent: str, deals: int, device: str, seed: int
+    network: torch.nn.Module, rules: Rules, opponent: str, deals: int, device: str, seed: int, engine: str = "batched"
 ) -> dict[str, float]:
     """Mean points per deal of the greedy learner (rotating over the seats) and of its opponents."""
     n = rules.num_players
-    engine = BatchedHearts(rules, batch_size=deals, device=device, seed=seed)
+    engine = make_engine(engine, rules, deals, torch.device(device), seed)
     generator = torch.Generator(device=engine.device).manual_seed(seed)
     rows = torch.arange(deals, device=engine.device)
     learner_seat = rows % n
@@ -288,6 +294,30 @@ def evaluate_against(
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def make_engine(kind: str, rules: Rules, batch_size: int, device: torch.device, seed: int) -> Any:
+    """The batched torch engine, or many reference-engine tables behind the same interface."""
+    if kind == "batched":
+        return BatchedHearts(rules, batch_size=batch_size, device=device, seed=seed)
+    if kind == "reference":
+        from .reference_vec import ReferenceVecHearts
+
+        return ReferenceVecHearts(rules, batch_size, seed=seed, device=device)
+    raise SystemExit(f"unknown engine {kind!r}; use batched or reference")
+
+
+def engine_state(engine: Any) -> dict[str, Any]:
+    if hasattr(engine, "state_dict"):
+        return engine.state_dict()
+    return {k: v.cpu() for k, v in dataclasses.asdict(engine.state).items()}
+
+
+def load_engine_state(engine: Any, state: dict[str, Any], device: torch.device) -> None:
+    if hasattr(engine, "load_state_dict"):
+        engine.load_state_dict(state)
+    else:
+        engine.state = type(engine.state)(**{k: v.to(device) for k, v in state.items()})
+
+
 def _network_config(args: Args, obs_dim: int) -> dict[str, Any]:
     if args.network == "mlp":
         return mlp_config(obs_dim, hidden=args.hidden)
@@ -315,10 +345,10 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     n = rules.num_players
     B, T = args.num_envs, args.num_steps
 
-    engine = BatchedHearts(rules, batch_size=B, device=device, seed=args.seed)
+    engine = make_engine(args.engine, rules, B, device, args.seed)
     obs_dim = engine.observation_size
     network = build_network(_network_config(args, obs_dim)).to(device)
-    optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
+    optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5, foreach=True)
     sampler = torch.Generator(device=device).manual_seed(args.seed + 1)
     table_rng = np.random.default_rng(args.seed + 2)
     snapshots: list[dict[str, torch.Tensor]] = []
@@ -333,7 +363,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         learner_decisions, elapsed = extra["learner_decisions"], extra["elapsed"]
         history = extra["history"]
         snapshots = [{k: torch.as_tensor(v) for k, v in snap.items()} for snap in extra["snapshots"]]
-        engine.state = type(engine.state)(**{k: v.to(device) for k, v in extra["engine_state"].items()})
+        load_engine_state(engine, extra["engine_state"], device)
         print(f"resumed {run_dir} at update {update} ({decisions:,} decisions)", file=sys.stderr)
     num_updates = max(1, math.ceil(args.total_decisions / (B * T)))
 
@@ -398,13 +428,17 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
                 is_learner = learner[rows, current]
                 learn_buf[t] = is_learner
                 actions = torch.zeros(B, dtype=torch.int64, device=device)
-                logits, value = network(obs)
-                sampled = sample_actions(logits, mask, sampler)
-                actions = torch.where(is_learner, sampled, actions)
-                logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=-1)
-                logp_buf[t] = logp.gather(1, sampled.unsqueeze(1)).squeeze(1)
-                val_buf[t] = value
-                act_buf[t] = sampled
+                sampled = torch.zeros(B, dtype=torch.int64, device=device)
+                logp_buf[t] = 0.0
+                val_buf[t] = 0.0
+                if bool(is_learner.any()):  # the network runs on the learner rows only
+                    logits, value = network(obs[is_learner])
+                    lmask = mask[is_learner]
+                    chosen = sample_actions(logits, lmask, sampler)
+                    logp = torch.log_softmax(logits.masked_fill(~lmask, -1e9), dim=-1)
+                    sampled[is_learner] = chosen
+                    logp_buf[t, is_learner] = logp.gather(1, chosen.unsqueeze(1)).squeeze(1)
+                    val_buf[t, is_learner] = value
                 others = ~is_learner
                 if bool(others.any()):
                     for k, kind in enumerate(kinds):
@@ -503,7 +537,9 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         if (args.eval_every and update % args.eval_every == 0) or update == num_updates:
             network.eval()
             for opponent in ("random", "heuristic"):
-                result = evaluate_against(network, rules, opponent, args.eval_deals, args.device, 10_000 + update)
+                result = evaluate_against(
+                    network, rules, opponent, args.eval_deals, args.device, 10_000 + update, args.engine
+                )
                 metrics[f"eval/{opponent}/points"] = result["points"]
                 metrics[f"eval/{opponent}/points_se"] = result["points_se"]
                 metrics[f"eval/{opponent}/opponent_points"] = result["opponent_points"]
@@ -521,7 +557,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
                 "elapsed": elapsed,
                 "history": history,
                 "snapshots": snapshots,
-                "engine_state": {k: v.cpu() for k, v in dataclasses.asdict(engine.state).items()},
+                "engine_state": engine_state(engine),
             }
             save_checkpoint(
                 ckpt_path,
