@@ -1133,7 +1133,8 @@ def run_front_end(command: str, argv: Sequence[str]) -> int:
     return int(result or 0)
 
 
-def _add_rules_options(parser: argparse.ArgumentParser) -> None:
+def add_rules_options(parser: argparse.ArgumentParser) -> None:
+    """``--rules``, ``--players`` and ``--set``: how every subcommand that takes rules reads them."""
     parser.add_argument("--rules", default="standard", help="a preset name (see `hearts rules`) or a rule file (.toml)")
     parser.add_argument("--players", type=int, help="number of players (3..8): overrides num_players")
     parser.add_argument(
@@ -1160,7 +1161,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Game records are saved under $HEARTS_GAMES_DIR, else $XDG_DATA_HOME/hearts-env/games "
         "(~/.local/share/hearts-env/games), unless --record PATH or --no-save.",
     )
-    _add_rules_options(play)
+    add_rules_options(play)
     play.add_argument(
         "--opponents",
         nargs="+",
@@ -1205,7 +1206,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.set_defaults(func=_cmd_replay)
 
     selfplay = sub.add_parser("selfplay", help="random players play a whole match; print the scores")
-    _add_rules_options(selfplay)
+    add_rules_options(selfplay)
     selfplay.add_argument("--seed", type=int, default=0)
     selfplay.set_defaults(func=_cmd_selfplay)
     return parser

@@ -53,7 +53,14 @@ from typing import Any
 
 import numpy as np
 
-from hearts_env.cli import describe_rules, load_rules_option, make_player, parse_setting, rules_overrides, spec_label
+from hearts_env.cli import (
+    add_rules_options,
+    describe_rules,
+    load_rules_option,
+    make_player,
+    rules_overrides,
+    spec_label,
+)
 from hearts_env.core import HeartsError, Rules, RulesError
 from hearts_env.core.actions import NUM_ACTIONS
 from hearts_env.core.deal import DONE, Deal
@@ -674,15 +681,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         metavar="BOT",
         help="random, heuristic or a model directory, one per seat from seat 0; the last fills the remaining seats",
     )
-    parser.add_argument("--rules", default="standard", help="a preset name (see `hearts rules`) or a rule file")
-    parser.add_argument("--players", type=int, help="number of players (3..8): overrides num_players")
-    parser.add_argument(
-        "--set",
-        action="append",
-        type=parse_setting,
-        metavar="OPTION=VALUE",
-        help="override any rule option (repeatable), e.g. --set moon_mode=add_to_others",
-    )
+    add_rules_options(parser)
     parser.add_argument("--deals", type=int, default=1000, help="duplicate sets to play (default 1000)")
     parser.add_argument(
         "--matches", action="store_true", help="play whole matches (sets are matches) and report win rates"
