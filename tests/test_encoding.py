@@ -270,10 +270,15 @@ def test_swapping_hidden_cards_does_not_change_the_observation(rules: Rules) -> 
         observer = rng.randrange(n)
         others = [p for p in range(n) if p != observer]
         # cards each other seat still holds, was dealt, and has not chosen to pass
-        hidden = {p: [c for c in cards(deal.hands[p] & deal.dealt_hands[p]) if c not in deal.chosen[p]] for p in others}
+        # (clubs up to the opening card stay put: who holds the opening card is public, it must be led)
+        public = set(range(deal.opening_card + 1)) if deal.opening_card >= 0 else {0, 1}
+        hidden = {
+            p: [c for c in cards(deal.hands[p] & deal.dealt_hands[p]) if c not in deal.chosen[p] and c not in public]
+            for p in others
+        }
         holders = [p for p in others if hidden[p]]
-        if deal.kitty_cards:
-            hidden[-1] = list(deal.kitty_cards)
+        hidden[-1] = [c for c in deal.kitty_cards if c not in public]
+        if hidden[-1]:
             holders.append(-1)
         if len(holders) < 2:
             continue
