@@ -1,0 +1,149 @@
+"""``BatchedHearts``: B deals of one rule set advanced together, with the state kept for you.
+
+A thin stateful front over the pure functions of ``HeartsKernel`` (see ``engine.py``): it holds the
+parameters, the current ``BatchState`` and a ``torch.Generator`` that seeds every shuffle, so that
+the same seed gives the same deals and the same smoosh shuffles.
+
+    engine = BatchedHearts(Rules(), batch_size=4096, device="cpu", seed=0)
+    mask = engine.legal_mask()                      # (B, 68) bool
+    result = engine.step(actions)                   # actions: (B,) int64, one per row
+    result.rewards, result.done, result.scores      # (B, N), (B,), (B, N)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from ..core.rules import Rules
+from .engine import HeartsKernel, StepResult
+from .params import BatchedParams
+from .state import BatchState
+
+
+class BatchedHearts:
+    """B deals of ``rules`` (a ``Rules``, preset name or rule file) on ``device``; every row always has a
+    seat to move (finished deals are replaced at once by the row's next deal).
+
+    Episodes are single deals (``episode="deal"``, the only kind supported: another raises naming the
+    match options it would need). Every deal-level option of RULES.md is played. Match-level options do
+    not act between deals; the one place a deal reads them, ``moon_mode = add_unless_shooter_loses``,
+    uses the row's totals before the deal (zero, as ``hearts_env.Deal``'s default, unless given to
+    ``load``). A finished deal is followed by the deal a match would deal next (dealer rotation, pass
+    cycle, the same dealer after a cancelled deal), with fresh cards.
+    """
+
+    def __init__(
+        self,
+        rules: Rules | str | None = None,
+        batch_size: int = 1024,
+        *,
+        device: torch.device | str = "cpu",
+        seed: int | None = None,
+        episode: str = "deal",
+    ) -> None:
+        if episode != "deal":
+            raise NotImplementedError(
+                f"episode={episode!r}: the batched engine plays single deals only; whole matches (the options "
+                "game_end_threshold, exact_score_resets, instant_win and tie_for_lowest across deals) are not "
+                "supported: use hearts_env.Match or the AEC environment with episode='match'"
+            )
+        rules = Rules.load(rules)
+        self.rules = rules
+        self.params = BatchedParams.from_rules(rules)
+        self.kernel = HeartsKernel(self.params, device)
+        self.device = self.kernel.device
+        self.batch_size = int(batch_size)
+        self.num_players = rules.num_players
+        self.generator = torch.Generator(device=self.device)
+        self._observer: Any = None
+        self.reset(seed)
+
+    # ---- lifecycle
+    def reset(self, seed: int | None = None) -> None:
+        """New deals in every row (the first deal of a match in each); ``seed`` reseeds the generator."""
+        if seed is None:
+            self.generator.seed()
+        else:
+            self.generator.manual_seed(int(seed))
+        self.state: BatchState = self.kernel.initial(self.batch_size, self.generator)
+
+    def step(self, actions: torch.Tensor) -> StepResult:
+        """One action per row (``(B,)`` integer tensor on the engine's device). Illegal, out-of-range or
+        malformed actions raise ``BatchedActionError`` naming the rows and actions; the state is then
+        unchanged."""
+        self.state, result = self.kernel.transition(self.state, actions, self.generator)
+        return result
+
+    # ---- what the seats see
+    @property
+    def current_player(self) -> torch.Tensor:
+        """``(B,)`` the seat to move in each row."""
+        return self.state.current
+
+    @property
+    def phase(self) -> torch.Tensor:
+        """``(B,)`` 0 dealer's choice, 1 passing, 2 playing, 3 moon choice."""
+        return self.state.phase
+
+    def legal_mask(self) -> torch.Tensor:
+        """``(B, 68)`` bool: the legal actions of the seat to move (``hearts_env.Deal.legal_mask``)."""
+        return self.kernel.legal_mask(self.state)
+
+    def observe(self, out: torch.Tensor | None = None) -> torch.Tensor:
+        """``(B, D)`` float32: the observation of the seat to move in each row, exactly
+        ``hearts_env.env.encoding.encode(deal, seat)``; written into ``out`` when given (e.g. a slice of
+        a rollout buffer), else a new tensor."""
+        return self.observation_builder.observe(self.state, out)
+
+    def observe_packed(self, out: Any = None) -> Any:
+        """The same observations packed losslessly (``PackedObservations``: the card rows as 52-bit masks,
+        ``(B, 44)`` int64, and the other deal segments, ``(B, S)`` float32): about a twelfth of the bytes,
+        for a consumer that expands them itself (``unpack_observations`` gives the exact vectors). Written
+        into ``out`` (a ``PackedObservations`` of the right shapes) when given."""
+        return self.observation_builder.observe_packed(self.state, out)
+
+    def unpack_observations(self, packed: Any, out: torch.Tensor | None = None) -> torch.Tensor:
+        """The ``(B, D)`` vectors of ``observe_packed()``'s result, equal to ``observe()``'s."""
+        return self.observation_builder.unpack(packed, out)
+
+    @property
+    def observation_builder(self) -> Any:
+        """The ``ObservationBuilder`` of this engine (built on first use; it imports the encoding)."""
+        if self._observer is None:
+            from .observation import ObservationBuilder
+
+            self._observer = ObservationBuilder(self.kernel)
+        return self._observer
+
+    @property
+    def observation_size(self) -> int:
+        from ..env.encoding import OBSERVATION_SIZE
+
+        return int(OBSERVATION_SIZE)
+
+    # ---- explicit deals
+    def load(self, rows: Sequence[int], hands: Sequence[Sequence[Sequence[int | str]]], **options: Any) -> None:
+        """Put explicit deals at the start in ``rows`` (see ``HeartsKernel.load`` for the options:
+        ``kitty``, ``dealer``, ``pass_kind``, ``smoosh_perm``, ``totals``, ``cycle_pos``)."""
+        options.setdefault("generator", self.generator)
+        self.state = self.kernel.load(self.state, rows, hands, **options)
+
+    def export(self, row: int) -> dict[str, Any]:
+        """The deal in ``row``: keyword arguments for ``hearts_env.Deal`` plus ``smoosh_perm`` and ``cycle_pos``."""
+        return self.kernel.export(self.state, row)
+
+    def reference_deal(self, row: int, seed: int | None = None) -> Any:
+        """A ``hearts_env.Deal`` at the start of the deal in ``row`` (its smoosh shuffle is the Deal's
+        own, from ``seed``, not the row's)."""
+        from ..core.deal import Deal
+
+        spec = self.export(row)
+        spec.pop("smoosh_perm")
+        spec.pop("cycle_pos")
+        return Deal(self.rules, seed=seed, **spec)
+
+
+__all__ = ["BatchedHearts"]

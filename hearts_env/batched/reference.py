@@ -1,0 +1,286 @@
+"""Differential play: the batched engine beside the reference engine (``hearts_env.Deal``), deal by deal.
+
+``play_against_reference(rules, batch_size, deals=...)`` gives every row of a ``BatchedHearts`` a deal,
+builds the same deal as a ``hearts_env.Deal`` (same hands, kitty, dealer, pass kind and totals before
+the deal), plays both with the same uniformly random legal actions, and checks at every decision that
+the seat to move and the legal set are identical (and, with ``observations=True``, the observation
+vector equals ``hearts_env.env.encoding.encode``), and at every deal's end that the done flags,
+cancellations and deal scores are identical. It follows each row through its automatic resets, so
+the engine's own deals and deal sequence (dealer rotation, pass cycle, redeals) are checked too.
+
+The smoosh shuffle is the one thing the two engines draw differently (a torch generator against
+Python's ``random``): a deal that can smoosh is loaded into its row with the reference deal's shuffle
+(``smoosh_perm_of``), so both engines move the same cards.
+
+The tests and the device checks use this; it raises ``AssertionError`` describing the first difference.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from ..core.actions import CHOOSE_SMOOSH, NUM_ACTIONS
+from ..core.deal import DEALER_CHOICE, PASSING, Deal, mask_to_actions
+from ..core.rules import Rules
+from .batch import BatchedHearts
+from .params import DEALER_CHOICE_KIND, SMOOSH, kind_name
+
+
+def smoosh_perm_of(deal: Deal) -> list[int]:
+    """The shuffle a reference deal at its start will apply to a smoosh pool, as ``load`` takes it
+    (seat position ``i`` from eldest hand receives ``pool[perm[i]]``). Read from a clone that passes
+    the first legal cards: the shuffle depends only on the deal's random state and the pool's size."""
+    n = deal.num_players
+    size = n * deal.rules.pass_count
+    probe = deal.clone()
+    if probe.phase == DEALER_CHOICE:
+        probe.apply_action(CHOOSE_SMOOSH)
+    if probe.pass_kind != "smoosh":
+        return list(range(size))
+    while probe.phase == PASSING:
+        probe.apply_action(probe.legal_actions()[0])
+    pool = [card for p in probe.pass_order for card in probe.chosen[p]]
+    shuffled: list[int] = [-1] * size
+    for q, p in enumerate(probe.pass_order):
+        for k, (card, _) in enumerate(probe.received[p]):
+            shuffled[q + k * n] = card
+    return [pool.index(card) for card in shuffled]
+
+
+def pass_kinds_of(rules: Rules) -> list[str]:
+    """Every pass kind a deal of ``rules`` can be given (the cycle's, and every dealer's-choice kind)."""
+    t = rules.tables
+    kinds = list(dict.fromkeys(t.pass_cycle))
+    if rules.passing_enabled:
+        kinds += [k for k in t.dealer_choice_kinds if k not in kinds]
+        kinds.append("dealer_choice")
+    return kinds
+
+
+@dataclass
+class DiffReport:
+    """What a differential run covered."""
+
+    deals: int = 0
+    decisions: int = 0
+    steps: int = 0
+    cancelled: int = 0
+    observations: int = 0
+    actions: Counter[int] = field(default_factory=Counter)  # special actions taken (52..67)
+    pass_kinds: Counter[str] = field(default_factory=Counter)
+
+
+def play_against_reference(
+    rules: Rules,
+    batch_size: int,
+    *,
+    deals: int | None = None,
+    seed: int = 0,
+    device: torch.device | str = "cpu",
+    totals: bool = True,
+    observations: bool = False,
+    first_deals: list[dict[str, Any]] | None = None,
+    heuristic: bool = False,
+    max_steps: int = 100_000,
+) -> DiffReport:
+    """Play ``deals`` deals (default: one per row) through both engines and compare them (module doc).
+
+    The first deal of each row is loaded with a random pass kind (any kind the rules allow, dealer's
+    choice included), a random dealer and, with ``totals``, random totals before the deal for half the
+    rows; or, for the first rows, the ``hearts_env.Deal`` keyword arguments in ``first_deals`` (hands,
+    kitty, dealer, pass_kind, totals). Later deals are the engine's own automatic resets.
+
+    With ``heuristic``, every seat plays the heuristic bot instead of random actions: the batched
+    ``heuristic_actions`` must choose what ``hearts_env.bots.HeuristicBot`` chooses from the reference
+    deal's observation (``hearts_env.env.encoding.encode``) and mask.
+    """
+    target = batch_size if deals is None else deals
+    rng = random.Random(seed)
+    engine = BatchedHearts(rules, batch_size, device=device, seed=seed)
+    n = rules.num_players
+    kinds = pass_kinds_of(rules)
+    report = DiffReport()
+    refs: list[Deal | None] = [None] * batch_size
+    # ---- first deals: explicit, with every pass kind
+    rows, hands, kitties, dealers, pass_kinds, perms, tots = [], [], [], [], [], [], []
+    for row in range(batch_size):
+        spec = engine.export(row)
+        kind = rng.choice(kinds)
+        dealer = rng.randrange(n)
+        before = [rng.randrange(-30, 130) for _ in range(n)] if totals and rng.random() < 0.5 else [0] * n
+        if first_deals is not None and row < len(first_deals):
+            given = first_deals[row]
+            spec = {"hands": given["hands"], "kitty": given.get("kitty")}
+            kind = given.get("pass_kind") or rules.pass_kind_for_deal(0)
+            dealer = given.get("dealer", 0)
+            before = list(given.get("totals") or [0] * n)
+        ref = Deal(
+            rules,
+            seed=rng.getrandbits(32),
+            hands=spec["hands"],
+            kitty=spec["kitty"],
+            dealer=dealer,
+            pass_kind=kind,
+            totals=before,
+        )
+        if ref.is_terminal():  # cancelled before any decision: the row keeps the engine's own deal
+            continue
+        refs[row] = ref
+        rows.append(row)
+        hands.append(spec["hands"])
+        kitties.append(spec["kitty"])
+        dealers.append(dealer)
+        pass_kinds.append(kind)
+        perms.append(smoosh_perm_of(ref))
+        tots.append(before)
+    if rows:
+        engine.load(rows, hands, kitty=kitties, dealer=dealers, pass_kind=pass_kinds, smoosh_perm=perms, totals=tots)
+    for row in range(batch_size):
+        if refs[row] is None:
+            refs[row] = _follow(engine, row, rng, report)
+        else:
+            report.pass_kinds[pass_kinds[rows.index(row)]] += 1
+    encode = None
+    if observations or heuristic:
+        from ..env.encoding import encode
+    bot = None
+    if heuristic:
+        import numpy as np
+
+        from ..bots.heuristic import HeuristicBot
+        from .heuristic import heuristic_actions
+
+        bot = HeuristicBot(rules)
+    while report.deals < target:
+        if report.steps >= max_steps:
+            raise AssertionError(f"no end after {max_steps} steps ({report.deals} of {target} deals)")
+        state = engine.state
+        cards = state.legal_cards.tolist()
+        special = state.legal_special.tolist()
+        current = state.current.tolist()
+        obs = engine.observe().cpu().numpy() if observations else None
+        chosen = heuristic_actions(engine).tolist() if heuristic else None
+        actions = []
+        for row in range(batch_size):
+            legal = cards[row] | special[row] << 52
+            ref = refs[row]
+            if ref is not None:
+                if legal != ref.legal_mask() or current[row] != ref.current_player:
+                    raise AssertionError(
+                        f"row {row}, decision {len(ref.actions)} of a {ref.pass_kind} deal: batched seat "
+                        f"{current[row]} legal {mask_to_actions(legal)}, reference seat {ref.current_player} "
+                        f"legal {ref.legal_actions()}\n  deal: {_describe(ref)}"
+                    )
+                if obs is not None and encode is not None:
+                    expected = encode(ref, ref.current_player)
+                    if not (obs[row] == expected).all():
+                        raise AssertionError(_obs_difference(obs[row], expected, row, ref))
+                    report.observations += 1
+            choices = mask_to_actions(legal)
+            if not choices or max(choices) >= NUM_ACTIONS:
+                raise AssertionError(f"row {row}: empty or invalid legal set {choices}")
+            action = rng.choice(choices) if chosen is None else chosen[row]
+            if ref is not None and bot is not None and encode is not None:
+                legal_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+                legal_mask[choices] = 1
+                expected_action = bot.act({"observation": encode(ref, ref.current_player), "action_mask": legal_mask})
+                if expected_action != action:
+                    raise AssertionError(
+                        f"row {row}: batched heuristic chose {action}, the reference bot {expected_action}\n"
+                        f"  deal: {_describe(ref)}"
+                    )
+            if ref is not None:
+                ref.apply_action(action)
+                report.decisions += 1
+                if action >= 52:
+                    report.actions[action] += 1
+            actions.append(action)
+        result = engine.step(torch.tensor(actions, device=engine.device))
+        report.steps += 1
+        done = result.done.tolist()
+        scores = result.scores.tolist()
+        cancelled = result.cancelled.tolist()
+        rewards = result.rewards.tolist()
+        for row in range(batch_size):
+            ref = refs[row]
+            if ref is None:
+                continue
+            if done[row] != ref.is_terminal():
+                raise AssertionError(
+                    f"row {row}: batched done={done[row]} but reference terminal={ref.is_terminal()}\n"
+                    f"  deal: {_describe(ref)}"
+                )
+            if not done[row]:
+                continue
+            if tuple(scores[row]) != ref.scores or cancelled[row] != ref.cancelled:
+                raise AssertionError(
+                    f"row {row}: batched scores {scores[row]} (cancelled {cancelled[row]}), reference "
+                    f"{ref.scores} (cancelled {ref.cancelled}, {ref.result})\n  deal: {_describe(ref)}"
+                )
+            if rewards[row] != [-float(x) for x in ref.scores]:
+                raise AssertionError(f"row {row}: rewards {rewards[row]} are not minus the scores {ref.scores}")
+            report.deals += 1
+            report.cancelled += int(ref.cancelled)
+            refs[row] = _follow(engine, row, rng, report)
+    return report
+
+
+def _follow(engine: BatchedHearts, row: int, rng: random.Random, report: DiffReport) -> Deal:
+    """The reference deal of the deal the engine has just started in ``row``. A deal that may smoosh
+    is reloaded into the row with the reference deal's shuffle."""
+    spec = engine.export(row)
+    cycle_pos = spec.pop("cycle_pos")
+    perm = spec.pop("smoosh_perm")
+    ref = Deal(engine.rules, seed=rng.getrandbits(32), **spec)
+    code = engine.state.deal_kind[row].item()
+    if code in (SMOOSH, DEALER_CHOICE_KIND):
+        wanted = smoosh_perm_of(ref)
+        if wanted != perm:
+            engine.load(
+                [row],
+                [spec["hands"]],
+                kitty=[spec["kitty"]],
+                dealer=spec["dealer"],
+                pass_kind=spec["pass_kind"],
+                smoosh_perm=[wanted],
+                totals=[spec["totals"]],
+                cycle_pos=cycle_pos,
+            )
+    report.pass_kinds[kind_name(code, engine.num_players)] += 1
+    return ref
+
+
+def _describe(ref: Deal) -> str:
+    from ..core.actions import action_name
+    from ..core.cards import cards_of, format_cards
+
+    hands = " | ".join(format_cards(cards_of(h)) for h in ref.dealt_hands)
+    acts = " ".join(action_name(a) for a in ref.actions)
+    return (
+        f"dealer {ref.dealer}, pass kind {ref.cycle_kind}, kitty {format_cards(ref.kitty_cards)}, "
+        f"totals {ref.totals_before}, hands {hands}; actions {acts}"
+    )
+
+
+def _obs_difference(got: Any, expected: Any, row: int, ref: Deal) -> str:
+    from ..env.encoding import OFFSETS, SEGMENTS
+
+    diffs = []
+    for seg in SEGMENTS:
+        start = OFFSETS[seg.name]
+        a = got[start : start + seg.size]
+        b = expected[start : start + seg.size]
+        if not (a == b).all():
+            where = [i for i in range(seg.size) if a[i] != b[i]][:8]
+            diffs.append(
+                f"{seg.name} at {where}: got {[float(a[i]) for i in where]}, want {[float(b[i]) for i in where]}"
+            )
+    return f"row {row}, observation of seat {ref.current_player} differs: " + "; ".join(diffs) + f"\n  {_describe(ref)}"
+
+
+__all__ = ["DiffReport", "pass_kinds_of", "play_against_reference", "smoosh_perm_of"]
