@@ -553,3 +553,10 @@ def test_action_after_the_end_is_refused():
     assert deal.legal_actions() == []
     with pytest.raises(IllegalActionError, match="the deal is over"):
         deal.apply_action(parse_card("2C"))
+
+
+def test_dealer_choice_is_refused_when_passing_is_disabled():
+    """§3.3 `passing_enabled = false`: no passing at all, so no dealer may announce a pass either."""
+    rules = Rules(passing_enabled=False)
+    with pytest.raises(InvalidDealError, match="passing is disabled"):
+        Deal(rules, seed=1, pass_kind="dealer_choice")

@@ -180,11 +180,11 @@ class Deal:
         self.result: DealScore | None = None
         self._legal: int | None = None
 
+        self._check_pass_kind(self.cycle_kind)
         if self.cycle_kind == "dealer_choice":
             self.phase = DEALER_CHOICE
             self.current_player = dealer
         else:
-            self._check_pass_kind(self.cycle_kind)
             self._start_passing(canonical_pass_kind(self.cycle_kind, n))
 
     # ------------------------------------------------------------------ queries
@@ -434,10 +434,10 @@ class Deal:
     # ------------------------------------------------------------------ passing
     def _check_pass_kind(self, kind: str) -> None:
         rules = self.rules
-        if kind == "dealer_choice":
-            return
         if not rules.passing_enabled and kind != "hold":
             raise InvalidDealError(f"pass kind {kind!r} is not possible: passing is disabled by the rules")
+        if kind == "dealer_choice":
+            return
         try:
             check_pass_kind(rules, kind)
         except RulesError as err:
