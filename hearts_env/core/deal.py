@@ -31,6 +31,7 @@ from .actions import (
 )
 from .cards import (
     CLUBS,
+    HEARTS,
     HEARTS_MASK,
     HIGHER_THAN_QUEEN_MASK,
     NUM_CARDS,
@@ -54,6 +55,7 @@ PHASE_NAMES = ("dealer_choice", "passing", "playing", "moon_choice", "done")
 CLUB_MASK = SUIT_MASKS[CLUBS]
 SPADE_MASK = SUIT_MASKS[SPADES]
 NOT_POINTS = ~(HEARTS_MASK | QS_BIT)
+FIRST_HEART = HEARTS * NUM_RANKS  # card ids from here up are hearts
 _CARD_BITS = (1 << NUM_CARDS) - 1
 
 _SUIT_TABLES: list[tuple[tuple[int, ...], ...]] = []
@@ -166,6 +168,7 @@ class Deal:
         self.trick: list[int] = []
         self.trick_seats: list[int] = []
         self.trick_mask = 0
+        self._led_mask = 0
         self.trick_number = 0
         self.hearts_broken = False
         self.queen_played = False
@@ -266,12 +269,12 @@ class Deal:
     def _play_legal(self) -> int:
         hand = self.hands[self.current_player]
         if self.trick:  # following
-            follow = hand & SUIT_MASKS[self.trick[0] // NUM_RANKS]
+            follow = hand & self._led_mask
             if follow:
                 if (
                     self._queen_safe
                     and hand & QS_BIT
-                    and self.trick[0] // NUM_RANKS == SPADES
+                    and self._led_mask == SPADE_MASK
                     and self.trick_mask & HIGHER_THAN_QUEEN_MASK
                 ):
                     return QS_BIT
@@ -357,22 +360,25 @@ class Deal:
         seat = self.current_player
         bit = 1 << card
         self.hands[seat] ^= bit
-        self.trick.append(card)
+        trick = self.trick
+        if not trick:
+            self._led_mask = SUIT_MASKS[card // NUM_RANKS]
+        trick.append(card)
         self.trick_seats.append(seat)
         self.trick_mask |= bit
         self.played_by[card] = seat
         self.play_order.append((seat, card))
-        if bit & HEARTS_MASK:
+        if card >= FIRST_HEART:
             self.hearts_broken = True
         elif card == QS:
             self.queen_played = True
             if self._qs_breaks:
                 self.hearts_broken = True
-        if len(self.trick) < self.num_players:
+        if len(trick) < self.num_players:
             self.current_player = self._next_seat[seat]
             return
         # the trick is complete: the highest card of the led suit wins
-        led = self.trick_mask & SUIT_MASKS[self.trick[0] // NUM_RANKS]
+        led = self.trick_mask & self._led_mask
         winner = self.played_by[led.bit_length() - 1]
         self.won[winner] |= self.trick_mask
         self.tricks_won[winner] += 1
