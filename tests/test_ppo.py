@@ -136,3 +136,20 @@ def test_the_reference_vector_engine_shows_each_seat_its_own_observation_and_res
     copy.load_state_dict(vec.state_dict())
     assert torch.equal(copy.observe(), vec.observe())
     assert torch.equal(copy.legal_mask(), vec.legal_mask())
+
+
+@pytest.mark.slow
+def test_training_can_start_from_an_exported_model(tmp_path, monkeypatch):
+    """``--init-from models/<name>``: a later run continues from shipped weights, not from scratch."""
+    from training.export import export_checkpoint
+
+    monkeypatch.chdir(ROOT)
+    first = _args(tmp_path / "a", total_decisions=64 * 64)
+    ppo.train(first)
+    model = export_checkpoint(tmp_path / "a" / "runs" / "smoke" / "checkpoint.pt", "m", models_dir=tmp_path)
+    exported = torch.load(tmp_path / "a" / "runs" / "smoke" / "checkpoint.pt", weights_only=True)["model"]
+    second = _args(tmp_path / "b", total_decisions=64 * 64, init_from=str(model), learning_rate=0.0)
+    ppo.train(second)
+    after = torch.load(tmp_path / "b" / "runs" / "smoke" / "checkpoint.pt", weights_only=True)["model"]
+    for key, tensor in exported.items():
+        assert torch.equal(tensor, after[key]), key  # learning rate 0: the weights are the exported ones

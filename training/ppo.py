@@ -61,6 +61,9 @@ class Args:
     # network
     network: str = field(default="mlp", metadata={"help": "mlp (baseline) or cardset (shared card embeddings)"})
     hidden: list[int] = field(default_factory=lambda: [256, 256], metadata={"help": "hidden layer sizes"})
+    init_from: str = field(
+        default="", metadata={"help": "start from the weights of an exported model (models/<name>); its network wins"}
+    )
     # rollouts
     total_decisions: int = field(default=2_000_000, metadata={"help": "environment decisions to train for"})
     num_envs: int = field(default=256, metadata={"help": "tables played in lockstep"})
@@ -347,7 +350,17 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
 
     engine = make_engine(args.engine, rules, B, device, args.seed)
     obs_dim = engine.observation_size
-    network = build_network(_network_config(args, obs_dim)).to(device)
+    if resume is not None:  # the checkpoint's own network (it may have come from --init-from)
+        network = build_network(load_checkpoint(resume / "checkpoint.pt", restore_rng=False)["network"]).to(device)
+    elif args.init_from:
+        from hearts_env.policy import load_policy
+
+        start_from = load_policy(args.init_from, rules)  # refuses a model of other rules or encoding, with the reason
+        network = build_network(start_from.config)
+        network.load_state_dict({k: torch.from_numpy(v) for k, v in start_from.params.items()})
+        network = network.to(device)
+    else:
+        network = build_network(_network_config(args, obs_dim)).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5, foreach=True)
     sampler = torch.Generator(device=device).manual_seed(args.seed + 1)
     table_rng = np.random.default_rng(args.seed + 2)
