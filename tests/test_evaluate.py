@@ -249,3 +249,20 @@ def test_a_model_directory_plays_in_a_tournament(tmp_path: Any) -> None:
     assert result.bot("tiny").deals == 12 and result.decisions > 0
     with pytest.raises(Exception, match="rules mismatch"):
         run_tournament([str(model)], "omnibus", deals=1, progress=False)
+
+
+def test_a_bad_model_with_workers_fails_at_once_with_the_reason(tmp_path):
+    """A spec that cannot be loaded must fail before any worker process starts (no endless restarts)."""
+    import subprocess
+    import sys
+
+    missing = tmp_path / "no-such-model"
+    missing.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "hearts_env", "tournament", str(missing), "heuristic", "--deals", "8", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode != 0
+    assert "model.json" in proc.stderr + proc.stdout

@@ -560,3 +560,18 @@ def test_dealer_choice_is_refused_when_passing_is_disabled():
     rules = Rules(passing_enabled=False)
     with pytest.raises(InvalidDealError, match="passing is disabled"):
         Deal(rules, seed=1, pass_kind="dealer_choice")
+
+
+def test_an_unknown_keyword_is_a_rules_error_naming_it():
+    with pytest.raises(RulesError) as err:
+        Rules(bogus=1)
+    assert err.value.option == "bogus"
+
+
+@pytest.mark.parametrize("action", [True, "QS", 1.5, None])
+def test_an_action_that_is_not_an_integer_is_refused_and_nothing_changes(action):
+    deal = Deal(Rules(), seed=1)
+    before = (deal.legal_actions(), list(deal.hands), list(deal.actions))
+    with pytest.raises(IllegalActionError, match="actions are integers"):
+        deal.apply_action(action)
+    assert (deal.legal_actions(), list(deal.hands), list(deal.actions)) == before

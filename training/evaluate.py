@@ -552,6 +552,11 @@ def run_tournament(
         else:
             import multiprocessing
 
+            # Build every bot here first: a bad spec (a missing or tampered model) fails now with its
+            # reason, instead of inside pool initialisers that multiprocessing would restart forever.
+            for j, b in enumerate(lineup):
+                if isinstance(b, str | Path):
+                    make_player(b, rules, game_seed(seed, -1, j))
             ctx = multiprocessing.get_context("spawn")
             size = max(1, min(64, deals // (workers * 8)))
             with ctx.Pool(

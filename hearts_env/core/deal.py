@@ -319,7 +319,9 @@ class Deal:
         legal = self._legal
         if legal is None:
             legal = self._compute_legal()
-        if not isinstance(action, int) or action < 0 or not legal >> action & 1:
+        if action.__class__ is not int:  # numpy integers are welcome; bools and strings are not
+            action = self._as_action(action)
+        if action < 0 or not legal >> action & 1:
             self._reject(action, legal)
         self._legal = None
         self.actions.append(action)
@@ -337,6 +339,16 @@ class Deal:
             self._start_passing(action_pass_kind(action, self.num_players))
         else:  # MOON_CHOICE
             self._finish(moon_choice=SUBTRACT if action == MOON_SUBTRACT else ADD)
+
+    def _as_action(self, action: object) -> int:
+        if isinstance(action, bool) or not hasattr(action, "__index__"):
+            names = " ".join(action_name(a) for a in mask_to_actions(self.legal_mask()))
+            raise IllegalActionError(
+                f"actions are integers 0..67 (see hearts_env.core.actions), got {action!r}; legal: {names}",
+                -1,
+                mask_to_actions(self.legal_mask()),
+            )
+        return action.__index__()  # type: ignore[attr-defined]
 
     def _reject(self, action: object, legal: int) -> None:
         legal_list = mask_to_actions(legal)

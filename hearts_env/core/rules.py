@@ -9,6 +9,7 @@ naming the option and the reason, at construction time, so a bad rule set never 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -315,6 +316,22 @@ class Rules:
         """The pass kind at position ``cycle_position`` of the cycle (``hold`` when passing is off)."""
         cycle = self.tables.pass_cycle
         return cycle[cycle_position % len(cycle)]
+
+
+_FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(Rules))
+_dataclass_init = Rules.__init__
+
+
+@functools.wraps(_dataclass_init)
+def _checked_init(self: Rules, *args: Any, **kwargs: Any) -> None:
+    """Rules(...) with an unknown keyword raises ``RulesError`` naming it, like every other bad option."""
+    unknown = sorted(set(kwargs) - _FIELD_NAMES)
+    if unknown:
+        raise RulesError(unknown[0], f"unknown option; known options are: {', '.join(sorted(_FIELD_NAMES))}")
+    _dataclass_init(self, *args, **kwargs)
+
+
+Rules.__init__ = _checked_init  # type: ignore[method-assign]
 
 
 class RuleTables:
