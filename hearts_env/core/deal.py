@@ -126,12 +126,12 @@ class Deal:
                 raise InvalidDealError("a kitty can only be given together with explicit hands")
             # a uniform shuffle: sort by independent random keys (twice as fast as random.shuffle here)
             rand = self.rng.random
-            deck = [card for _, card in sorted([(rand(), card) for card in t.deck])]
+            shuffled = [bit for _, bit in sorted([(rand(), bit) for bit in t.deck_bits])]
             dealt = [0] * n
-            size = t.hand_size
-            for i in range(size * n):
-                dealt[(self.eldest + i) % n] |= 1 << deck[i]
-            self.kitty_cards = deck[size * n :]
+            dealt_count = t.hand_size * n
+            for k in range(n):  # one card at a time clockwise from eldest: seat eldest+k gets every n-th
+                dealt[(self.eldest + k) % n] = sum(shuffled[k:dealt_count:n])
+            self.kitty_cards = [bit.bit_length() - 1 for bit in shuffled[dealt_count:]]
         else:
             dealt, self.kitty_cards = check_hands(rules, hands, kitty)
         self.dealt_hands: tuple[int, ...] = tuple(dealt)
@@ -213,6 +213,13 @@ class Deal:
         legal = self._legal
         if legal is None:
             legal = self._legal = self._play_legal() if self.phase == PLAYING else self._compute_legal()
+        # mask_to_actions' one-suit fast path, inlined: this is the hottest call of random play
+        top = (legal.bit_length() - 1) // NUM_RANKS
+        if 0 <= top < 4:
+            shift = NUM_RANKS * top
+            high = legal >> shift
+            if high << shift == legal:
+                return list((_SUIT_TABLES or _suit_tables())[top][high])
         return mask_to_actions(legal)
 
     def clone(self) -> Deal:

@@ -346,6 +346,7 @@ class RuleTables:
         self.removed_mask = mask_of(parse_card(c) for c in removed)
         self.deck_mask = ((1 << NUM_CARDS) - 1) & ~self.removed_mask
         self.deck = cards_of(self.deck_mask)
+        self.deck_bits = tuple(1 << c for c in self.deck)
         self.hand_size = len(self.deck) // n
         self.kitty_size = len(self.deck) - self.hand_size * n
         self.num_tricks = self.hand_size
