@@ -108,6 +108,7 @@ def _readme(card: Mapping[str, Any]) -> str:
         "",
         "```python",
         "from hearts_env.bots import make_bot",
+        "",
         f'bot = make_bot("models/{card["name"]}", rules="{card["presets"][0] or "<rules>"}")',
         "```",
         "",
