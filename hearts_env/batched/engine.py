@@ -30,6 +30,7 @@ import torch
 
 from ..core.actions import LEAD_HEART, MOON_ADD, MOON_SUBTRACT, NUM_ACTIONS, PASS_FROM_HAND, PASS_THROUGH, VOID_DEAL
 from ..core.cards import CLUBS, HEARTS_MASK, HIGHER_THAN_QUEEN_MASK, NUM_CARDS, QS, QS_BIT, SPADES, SUIT_MASKS
+from ..core.deal import deal_card_id
 from ..core.errors import IllegalActionError, InvalidDealError
 from .bits import BitTables, lowest_bit
 from .params import (
@@ -933,7 +934,7 @@ class HeartsKernel:
         ``add_unless_shooter_loses``; default zeros). Raises ``InvalidDealError`` for an invalid deal,
         or one that would be cancelled before any decision.
         """
-        from ..core.cards import card_name, parse_card
+        from ..core.cards import card_name
 
         p, n = self.params, self.n
         rules = p.rules
@@ -961,15 +962,7 @@ class HeartsKernel:
         tots = per_row(totals, "totals") if totals is not None else [None] * count
         positions = per_row(cycle_pos, "cycle_pos")
 
-        def card_id(card: int | str) -> int:
-            if isinstance(card, str):
-                try:
-                    return parse_card(card)
-                except ValueError as err:
-                    raise InvalidDealError(str(err)) from None
-            if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
-                raise InvalidDealError(f"{card!r} is not a card")
-            return card
+        card_id = deal_card_id
 
         hand_rows, kitty_rows, perm_rows, total_rows, kind_rows = [], [], [], [], []
         size = p.smoosh_size

@@ -555,6 +555,18 @@ class Deal:
         self._start_trick(leader)
 
 
+def deal_card_id(card: int | str) -> int:
+    """A card of an explicit deal, given as an id or a name; anything else is an ``InvalidDealError``."""
+    if isinstance(card, str):
+        try:
+            return parse_card(card)
+        except ValueError as err:
+            raise InvalidDealError(str(err)) from None
+    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
+        raise InvalidDealError(f"{card!r} is not a card")
+    return card
+
+
 def check_hands(
     rules: Rules, hands: Sequence[Sequence[int | str]], kitty: Sequence[int | str] | None
 ) -> tuple[list[int], list[int]]:
@@ -566,18 +578,8 @@ def check_hands(
     seen: dict[int, str] = {}
     masks = []
 
-    def to_id(card: int | str) -> int:
-        if isinstance(card, str):
-            try:
-                return parse_card(card)
-            except ValueError as err:
-                raise InvalidDealError(str(err)) from None
-        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
-            raise InvalidDealError(f"{card!r} is not a card")
-        return card
-
     for p, hand in enumerate(hands):
-        ids = [to_id(c) for c in hand]
+        ids = [deal_card_id(c) for c in hand]
         if len(ids) != t.hand_size:
             raise InvalidDealError(f"seat {p} holds {len(ids)} cards; each hand must hold {t.hand_size}")
         for c in ids:
@@ -591,7 +593,7 @@ def check_hands(
     if kitty is None:
         kitty_ids = rest
     else:
-        kitty_ids = [to_id(c) for c in kitty]
+        kitty_ids = [deal_card_id(c) for c in kitty]
         if sorted(kitty_ids) != rest:
             raise InvalidDealError(
                 f"the kitty must be exactly the undealt cards {' '.join(card_name(c) for c in rest)}, "
