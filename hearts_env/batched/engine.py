@@ -30,7 +30,7 @@ import torch
 
 from ..core.actions import LEAD_HEART, MOON_ADD, MOON_SUBTRACT, NUM_ACTIONS, PASS_FROM_HAND, PASS_THROUGH, VOID_DEAL
 from ..core.cards import CLUBS, HEARTS_MASK, HIGHER_THAN_QUEEN_MASK, NUM_CARDS, QS, QS_BIT, SPADES, SUIT_MASKS
-from ..core.deal import deal_card_id
+from ..core.deal import check_deal_pass_kind, deal_card_id
 from ..core.errors import IllegalActionError, InvalidDealError
 from .bits import BitTables, lowest_bit
 from .params import (
@@ -45,7 +45,6 @@ from .params import (
     SMOOSH,
     SPECIAL_BASE,
     BatchedParams,
-    check_deal_pass_kind,
     kind_code,
     kind_name,
 )

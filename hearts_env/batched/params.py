@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 from ..core.actions import CHOOSE_HOLD, CHOOSE_OFFSET_BASE, CHOOSE_SCATTER, CHOOSE_SMOOSH, pass_kind_action
 from ..core.cards import HEARTS_MASK, NUM_CARDS, QS_BIT
-from ..core.errors import InvalidDealError, RulesError
-from ..core.rules import Rules, canonical_pass_kind, check_pass_kind, pass_offset
+from ..core.rules import Rules, canonical_pass_kind, pass_offset
 
 # Phases: the same numbers as hearts_env.core.deal.
 DEALER_CHOICE, PASSING, PLAYING, MOON_CHOICE, DONE = range(5)
@@ -58,22 +57,6 @@ def action_kind_code(action: int) -> int:
     if CHOOSE_OFFSET_BASE < action < CHOOSE_HOLD:
         return action - CHOOSE_OFFSET_BASE
     return {CHOOSE_HOLD: HOLD, CHOOSE_SCATTER: SCATTER, CHOOSE_SMOOSH: SMOOSH}[action]
-
-
-def check_deal_pass_kind(rules: Rules, kind: str) -> None:
-    """Raise ``InvalidDealError`` unless a deal of ``rules`` can be played with pass kind ``kind``
-    (the same test as ``hearts_env.Deal`` applies to its ``pass_kind`` argument)."""
-    if kind == "dealer_choice":
-        return
-    if not rules.passing_enabled and kind != "hold":
-        raise InvalidDealError(f"pass kind {kind!r} is not possible: passing is disabled by the rules")
-    try:
-        check_pass_kind(rules, kind)
-    except RulesError as err:
-        raise InvalidDealError(
-            f"pass kind {kind!r} is not possible here: {err.reason}; "
-            f"possible: {', '.join(rules.tables.dealer_choice_kinds)}"
-        ) from None
 
 
 @dataclass(frozen=True)
@@ -211,7 +194,6 @@ __all__ = [
     "SMOOSH",
     "BatchedParams",
     "action_kind_code",
-    "check_deal_pass_kind",
     "kind_code",
     "kind_name",
 ]

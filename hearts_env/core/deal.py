@@ -183,7 +183,7 @@ class Deal:
         self.result: DealScore | None = None
         self._legal: int | None = None
 
-        self._check_pass_kind(self.cycle_kind)
+        check_deal_pass_kind(rules, self.cycle_kind)
         if self.cycle_kind == "dealer_choice":
             self.phase = DEALER_CHOICE
             self.current_player = dealer
@@ -457,20 +457,6 @@ class Deal:
             self.result = score_deal(self.rules, self.won, self.tricks_won, self.totals_before, moon_choice)
 
     # ------------------------------------------------------------------ passing
-    def _check_pass_kind(self, kind: str) -> None:
-        rules = self.rules
-        if not rules.passing_enabled and kind != "hold":
-            raise InvalidDealError(f"pass kind {kind!r} is not possible: passing is disabled by the rules")
-        if kind == "dealer_choice":
-            return
-        try:
-            check_pass_kind(rules, kind)
-        except RulesError as err:
-            raise InvalidDealError(
-                f"pass kind {kind!r} is not possible here: {err.reason}; "
-                f"possible: {', '.join(rules.tables.dealer_choice_kinds)}"
-            ) from None
-
     def _start_passing(self, kind: str) -> None:
         self.pass_kind = kind
         self._offset = pass_offset(kind, self.num_players)
@@ -553,6 +539,21 @@ class Deal:
         else:
             leader = next(p for p in range(self.num_players) if self.hands[p] >> self.opening_card & 1)
         self._start_trick(leader)
+
+
+def check_deal_pass_kind(rules: Rules, kind: str) -> None:
+    """Raise ``InvalidDealError`` unless a deal of ``rules`` can be played with pass kind ``kind``."""
+    if not rules.passing_enabled and kind != "hold":
+        raise InvalidDealError(f"pass kind {kind!r} is not possible: passing is disabled by the rules")
+    if kind == "dealer_choice":
+        return
+    try:
+        check_pass_kind(rules, kind)
+    except RulesError as err:
+        raise InvalidDealError(
+            f"pass kind {kind!r} is not possible here: {err.reason}; "
+            f"possible: {', '.join(rules.tables.dealer_choice_kinds)}"
+        ) from None
 
 
 def deal_card_id(card: int | str) -> int:
