@@ -63,7 +63,7 @@ from hearts_env.cli import (
 )
 from hearts_env.core import HeartsError, Rules, RulesError
 from hearts_env.core.actions import NUM_ACTIONS
-from hearts_env.core.deal import DONE, Deal
+from hearts_env.core.deal import DONE, Deal, seeded_deal
 from hearts_env.core.match import Match
 from hearts_env.env.encoding import ObservationEncoder
 
@@ -79,18 +79,8 @@ def mask_array(legal: int) -> np.ndarray:
 
 
 def deal_for_seed(rules: Rules, seed: int) -> Deal:
-    """The deal ``env.reset(seed=seed)`` deals in deal episodes: dealer, pass kind and hands from ``seed``.
-
-    (A deal cancelled as it is dealt is redealt by the same dealer, as the env does.)"""
-    n = rules.num_players
-    draw = random.Random(seed)
-    dealer = rules.first_dealer if isinstance(rules.first_dealer, int) else draw.randrange(n)
-    cycle = rules.tables.pass_cycle
-    kind = rules.pass_kind_for_deal(draw.randrange(len(cycle)))
-    while True:
-        deal = Deal(rules, seed=draw.getrandbits(63), dealer=dealer, pass_kind=kind)
-        if not deal.is_terminal():
-            return deal
+    """The deal ``env.reset(seed=seed)`` deals in deal episodes: dealer, pass kind and hands from ``seed``."""
+    return seeded_deal(rules, seed)
 
 
 def deal_seeds(seed: int, count: int) -> list[int]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from .actions import (
     LEAD_HEART,
@@ -539,6 +540,31 @@ class Deal:
         else:
             leader = next(p for p in range(self.num_players) if self.hands[p] >> self.opening_card & 1)
         self._start_trick(leader)
+
+
+def seeded_deal(rules: Rules, seed: int, **pins: Any) -> Deal:
+    """The deal the environment's ``reset(seed=seed)`` deals in deal episodes: the dealer, the pass kind (drawn
+    from the cycle) and the hands are a function of ``seed`` alone; ``pins`` (``hands``, ``kitty``,
+    ``dealer``, ``pass_kind``, ``totals``) fix parts of it. Tournaments deal their duplicate sets
+    with it too, so a seed means the same deal everywhere."""
+    n = rules.num_players
+    draw = random.Random(seed)
+    dealer = rules.first_dealer if isinstance(rules.first_dealer, int) else draw.randrange(n)
+    kind = rules.pass_kind_for_deal(draw.randrange(len(rules.tables.pass_cycle)))
+    while True:
+        deal = Deal(
+            rules,
+            seed=draw.getrandbits(63),
+            hands=pins.get("hands"),
+            kitty=pins.get("kitty"),
+            dealer=pins.get("dealer", dealer),
+            pass_kind=pins.get("pass_kind", kind),
+            totals=pins.get("totals"),
+        )
+        # A deal can be cancelled before anyone moves (a hold deal whose all-hearts eldest hand
+        # must void it); the same dealer redeals, as in a match.
+        if not deal.is_terminal() or "hands" in pins:
+            return deal
 
 
 def check_deal_pass_kind(rules: Rules, kind: str) -> None:

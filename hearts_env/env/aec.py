@@ -152,7 +152,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from ..core.actions import NUM_ACTIONS
-from ..core.deal import DONE, Deal
+from ..core.deal import DONE, Deal, seeded_deal
 from ..core.match import Match
 from ..core.rules import Rules
 from .encoding import OBSERVATION_SIZE, OFFSETS, ObservationEncoder, SeatView, observation_bounds, seat_view
@@ -207,6 +207,9 @@ def worst_deal_score(rules: Rules) -> int:
     t = rules.tables
     worst = max(t.penalty_total, t.moon_value, rules.sun_value if rules.sun_enabled else 0)
     return worst + max(0, rules.no_tricks_adjustment)
+
+
+_DEAL_PINS = ("hands", "kitty", "dealer", "pass_kind", "totals")
 
 
 class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
@@ -311,26 +314,9 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             episode_seed = self._rng.getrandbits(63)
         rules = self.rules
         n = rules.num_players
-        draw = random.Random(episode_seed)
         if self.episode == "deal":
-            dealer = rules.first_dealer if isinstance(rules.first_dealer, int) else draw.randrange(n)
-            cycle = rules.tables.pass_cycle
-            kind = rules.pass_kind_for_deal(draw.randrange(len(cycle)))
             self._match = None
-            while True:
-                self._deal = Deal(
-                    rules,
-                    seed=draw.getrandbits(63),
-                    hands=options.get("hands"),
-                    kitty=options.get("kitty"),
-                    dealer=options.get("dealer", dealer),
-                    pass_kind=options.get("pass_kind", kind),
-                    totals=options.get("totals"),
-                )
-                # A deal can be cancelled before anyone moves (a hold deal whose all-hearts eldest
-                # hand must void it); the same dealer redeals, as in a match.
-                if not self._deal.is_terminal() or "hands" in options:
-                    break
+            self._deal = seeded_deal(rules, episode_seed, **{k: options[k] for k in _DEAL_PINS if k in options})
         else:
             script = [{"hands": options["hands"], "kitty": options.get("kitty")}] if "hands" in options else []
             match = Match(rules, seed=episode_seed, first_dealer=options.get("dealer"), scripted_deals=script)
