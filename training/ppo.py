@@ -169,14 +169,23 @@ class RandomOpponent:
 class NetworkOpponent:
     """A frozen copy of the network (a past snapshot), sampling from its masked policy."""
 
-    def __init__(self, network: torch.nn.Module, name: str) -> None:
+    def __init__(self, network: torch.nn.Module, name: str, weights: dict[str, torch.Tensor] | None = None) -> None:
         self.network = network
         self.name = name
+        self.weights = weights  # the snapshot it was built from
 
     @torch.no_grad()
     def act(self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
         logits, _ = self.network(obs)
         return sample_actions(logits, mask, generator)
+
+
+def _frozen_opponent(
+    config: dict[str, Any], weights: dict[str, torch.Tensor], device: torch.device, i: int
+) -> NetworkOpponent:
+    net = build_network(config).to(device)
+    net.load_state_dict(weights)
+    return NetworkOpponent(net.eval(), f"snapshot{i}", weights)
 
 
 class HeuristicOpponent:
@@ -365,6 +374,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     sampler = torch.Generator(device=device).manual_seed(args.seed + 1)
     table_rng = np.random.default_rng(args.seed + 2)
     snapshots: list[dict[str, torch.Tensor]] = []
+    frozen: list[NetworkOpponent] = []  # the snapshots as networks, rebuilt only when the pool changes
     update, decisions, learner_decisions, elapsed = 0, 0, 0, 0.0
     history: list[dict[str, Any]] = []
     generators = {"engine": engine.generator, "sampler": sampler, "tables": table_rng}
@@ -421,11 +431,8 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         learner[rows, solo_seat] = True
         kind_of_table = torch.as_tensor(table_rng.choice(len(kinds), size=B, p=weights), device=device)
         snap_of_table = torch.as_tensor(table_rng.integers(0, max(1, len(snapshots)), B), device=device)
-        frozen = []
-        for i, weights_i in enumerate(snapshots):
-            net = build_network(network.config).to(device)
-            net.load_state_dict(weights_i)
-            frozen.append(NetworkOpponent(net.eval(), f"snapshot{i}"))
+        if len(frozen) != len(snapshots) or any(f.weights is not w for f, w in zip(frozen, snapshots, strict=True)):
+            frozen = [_frozen_opponent(network.config, w, device, i) for i, w in enumerate(snapshots)]
 
         last_step = torch.full((B, n), -1, dtype=torch.int64, device=device)
         next_buf.fill_(-1)

@@ -57,6 +57,14 @@ DECLARE_BITS = (1 << (PASS_FROM_HAND - SPECIAL_BASE)) | (1 << (PASS_THROUGH - SP
 MOON_BITS = (1 << (MOON_SUBTRACT - SPECIAL_BASE)) | (1 << (MOON_ADD - SPECIAL_BASE))
 
 
+def _split_actions(rows: torch.Tensor | None, a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Card actions and special actions among ``rows`` (``None``: every row)."""
+    is_card = a < NUM_CARDS
+    if rows is None:
+        return is_card, ~is_card
+    return rows & is_card, rows & ~is_card
+
+
 class BatchedActionError(IllegalActionError):
     """Actions the batch cannot take: illegal under the mask, out of range, or not a ``(B,)`` integer
     tensor on the engine's device. ``rows`` and ``actions`` name the offending batch rows and actions
@@ -302,9 +310,7 @@ class HeartsKernel:
         void_now = None
         card_act = playing
         if p.can_leader_void:
-            is_card = a < NUM_CARDS
-            card_act = is_card if playing is None else playing & is_card
-            special = (~is_card) if playing is None else playing & ~is_card
+            card_act, special = _split_actions(playing, a)
             void_now = special & (a == VOID_DEAL)
             lead_heart = special & (a == LEAD_HEART)
         card = a.clamp(max=NUM_CARDS - 1)
@@ -458,9 +464,7 @@ class HeartsKernel:
         card_pass = passing
         through_now = None
         if p.can_declare:
-            is_card = a < NUM_CARDS
-            card_pass = is_card if passing is None else passing & is_card
-            decl = (~is_card) if passing is None else passing & ~is_card
+            card_pass, decl = _split_actions(passing, a)
             through_now = decl & (a == PASS_THROUGH)
         card = a.clamp(max=NUM_CARDS - 1)
         bit = 1 << card

@@ -40,6 +40,14 @@ if TYPE_CHECKING:
     from .batch import BatchedHearts
 
 
+def row_indices(engine: BatchedHearts, rows: torch.Tensor | None) -> torch.Tensor:
+    """Rows as an index tensor on the engine's device: all rows for ``None``, a boolean mask or indices."""
+    if rows is None:
+        return torch.arange(engine.batch_size, device=engine.device)
+    rows = rows.to(engine.device)
+    return torch.nonzero(rows).flatten() if rows.dtype == torch.bool else rows
+
+
 class BatchedHeuristic:
     """The reference heuristic bot for one engine's rule set, acting on rows of the engine."""
 
@@ -54,11 +62,7 @@ class BatchedHeuristic:
     def __call__(self, rows: torch.Tensor | None = None) -> torch.Tensor:
         engine = self.engine
         state = engine.state
-        if rows is None:
-            rows = torch.arange(state.batch_size, device=engine.device)
-        rows = rows.to(engine.device)
-        if rows.dtype == torch.bool:
-            rows = torch.nonzero(rows).flatten()
+        rows = row_indices(engine, rows)
         if rows.numel() == 0:
             return torch.zeros(0, dtype=torch.int64, device=engine.device)
         sub = state.rows(rows)
@@ -500,11 +504,7 @@ def heuristic_actions(engine: BatchedHearts, rows: torch.Tensor | None = None, *
     vector, exact_bot = cache
     if exact or vector is None:
         return exact_bot(rows)
-    if rows is None:
-        rows = torch.arange(engine.batch_size, device=engine.device)
-    rows = rows.to(engine.device)
-    if rows.dtype == torch.bool:
-        rows = torch.nonzero(rows).flatten()
+    rows = row_indices(engine, rows)
     if rows.numel() == 0:
         return torch.zeros(0, dtype=torch.int64, device=engine.device)
     return vector(rows)

@@ -49,7 +49,6 @@ MOON_MODES = (
 TIE_FOR_LOWEST = ("shared", "play_another_deal")
 INSTANT_WIN_MODES = ("at_deal_exactly", "at_or_after_deal")
 PASS_TOKENS = ("left", "right", "across", "left2", "right2", "hold", "scatter", "smoosh", "dealer_choice")
-SINGLE_TARGET = "single_target"
 
 AUTO_REMOVED_CARDS = {
     3: ("2D",),

@@ -57,10 +57,6 @@ def is_first(totals: Sequence[int], seat: int, tie_counts: bool) -> bool:
     return totals[seat] <= min(others) if tie_counts else totals[seat] < min(others)
 
 
-def moon_choice_needed(rules: Rules) -> bool:
-    return rules.moon_mode == "shooter_choice"
-
-
 def score_deal(
     rules: Rules,
     won: Sequence[int],
