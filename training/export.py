@@ -240,6 +240,33 @@ def _check_export(network: nn.Module, directory: Path, rules: Rules, encoding_ve
 __all__ = ["export_model", "git_commit", "preset_name"]
 
 
+def run_training_info(
+    *,
+    decisions: int | None,
+    learner_decisions: int | None,
+    elapsed: float,
+    updates: int,
+    args: Mapping[str, Any],
+    run: str,
+    history: Sequence[Mapping[str, Any]],
+) -> dict[str, Any]:
+    """The model card's ``training`` entry for a PPO run (and its imitation warm start, if any)."""
+    info: dict[str, Any] = {
+        "decisions": decisions,
+        "learner_decisions": learner_decisions,
+        "wall_time_s": round(elapsed, 1),
+        "updates": updates,
+        "args": dict(args),
+        "run": run,
+    }
+    for entry in history:
+        if "imitation/samples" in entry:
+            info["imitation_samples"] = int(entry["imitation/samples"])
+            info["imitation_accuracy"] = round(float(entry["imitation/accuracy"]), 4)
+            info["imitation_wall_time_s"] = round(float(entry["imitation/wall_s"]), 1)
+    return info
+
+
 def export_checkpoint(
     checkpoint: str | Path,
     name: str,
@@ -265,14 +292,15 @@ def export_checkpoint(
         Path(models_dir) / name,
         name=name,
         rules=args["rules"],
-        training_info={
-            "decisions": extra.get("decisions"),
-            "learner_decisions": extra.get("learner_decisions"),
-            "wall_time_s": round(float(extra.get("elapsed", 0.0)), 1),
-            "updates": data["update"],
-            "args": args,
-            "run": Path(checkpoint).parent.name,
-        },
+        training_info=run_training_info(
+            decisions=extra.get("decisions"),
+            learner_decisions=extra.get("learner_decisions"),
+            elapsed=float(extra.get("elapsed", 0.0)),
+            updates=data["update"],
+            args=args,
+            run=Path(checkpoint).parent.name,
+            history=extra.get("history") or [],
+        ),
         evaluation=evaluation,
         overwrite=overwrite,
     )

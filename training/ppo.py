@@ -64,6 +64,15 @@ class Args:
     init_from: str = field(
         default="", metadata={"help": "start from the weights of an exported model (models/<name>); its network wins"}
     )
+    # imitation warm start (training.imitate), before the first PPO update of a fresh run
+    imitation_samples: int = field(
+        default=0,
+        metadata={"help": "heuristic-labelled decisions to imitate before PPO (0: none; skipped with init_from)"},
+    )
+    imitation_dagger: float = field(
+        default=0.25, metadata={"help": "share of imitation decisions played by the network itself (DAgger mix)"}
+    )
+    imitation_learning_rate: float = field(default=1e-3, metadata={"help": "Adam learning rate of the imitation"})
     # rollouts
     total_decisions: int = field(default=2_000_000, metadata={"help": "environment decisions to train for"})
     num_envs: int = field(default=256, metadata={"help": "tables played in lockstep"})
@@ -390,11 +399,42 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         print(f"resumed {run_dir} at update {update} ({decisions:,} decisions)", file=sys.stderr)
     num_updates = max(1, math.ceil(args.total_decisions / (B * T)))
 
+    def checkpoint() -> None:
+        extra = {
+            "decisions": decisions,
+            "learner_decisions": learner_decisions,
+            "elapsed": elapsed,
+            "history": history,
+            "snapshots": snapshots,
+            "engine_state": engine_state(engine),
+        }
+        save_checkpoint(
+            ckpt_path, model=network, optimizer=optimizer, args=args, update=update, generators=generators, extra=extra
+        )
+
     from torch.utils.tensorboard import SummaryWriter
 
     writer = SummaryWriter(str(run_dir / "tb"))
     if update == 0:
         writer.add_text("args", json.dumps(dataclasses.asdict(args), indent=1))
+    if resume is None and not args.init_from and args.imitation_samples > 0:
+        from .imitate import ImitationSettings, imitate, print_report
+
+        started = time.perf_counter()
+        settings = ImitationSettings(
+            samples=args.imitation_samples,
+            dagger=args.imitation_dagger,
+            learning_rate=args.imitation_learning_rate,
+            seed=args.seed + 3,
+        )
+        figures = imitate(network, rules, settings, device, report=print_report if args.progress else None)
+        figures["wall_s"] = time.perf_counter() - started  # kept out of ``elapsed``: decisions/s is PPO's own
+        history.append({"update": 0, "decisions": 0, **{f"imitation/{k}": v for k, v in figures.items()}})
+        with open(run_dir / "metrics.jsonl", "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(history[-1]) + "\n")
+        for key in ("accuracy", "policy_loss", "value_loss"):
+            writer.add_scalar(f"imitation/{key}", figures[key], 0)
+        checkpoint()  # a crash from here on resumes after the warm start
     progress = _progress(num_updates, update, args.progress)
 
     obs_buf = torch.zeros(T, B, obs_dim, device=device)
@@ -571,43 +611,28 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
             fh.write(json.dumps(metrics) + "\n")
         progress.update(metrics)
         if update % args.checkpoint_every == 0 or update == num_updates:
-            extra = {
-                "decisions": decisions,
-                "learner_decisions": learner_decisions,
-                "elapsed": elapsed,
-                "history": history,
-                "snapshots": snapshots,
-                "engine_state": engine_state(engine),
-            }
-            save_checkpoint(
-                ckpt_path,
-                model=network,
-                optimizer=optimizer,
-                args=args,
-                update=update,
-                generators=generators,
-                extra=extra,
-            )
+            checkpoint()
     progress.close()
     writer.close()
     plot_learning_curve(history, run_dir / "learning_curve.png", title=run_dir.name)
     final = history[-1] if history else {}
     if args.export_name:
-        from .export import export_model
+        from .export import export_model, run_training_info
 
         export_model(
             network.cpu(),
             Path("models") / args.export_name,
             name=args.export_name,
             rules=rules,
-            training_info={
-                "decisions": decisions,
-                "learner_decisions": learner_decisions,
-                "wall_time_s": round(elapsed, 1),
-                "updates": update,
-                "args": dataclasses.asdict(args),
-                "run": run_dir.name,
-            },
+            training_info=run_training_info(
+                decisions=decisions,
+                learner_decisions=learner_decisions,
+                elapsed=elapsed,
+                updates=update,
+                args=dataclasses.asdict(args),
+                run=run_dir.name,
+                history=history,
+            ),
             evaluation={k: v for k, v in final.items() if k.startswith("eval/")},
             overwrite=True,
         )
@@ -669,7 +694,8 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path, title: str = 
     ax1.set_ylabel("points per deal (lower is better)")
     ax1.legend()
     ax1.grid(alpha=0.3)
-    ax2.plot([h["decisions"] for h in history], [h["entropy"] for h in history], color="tab:green")
+    trained = [h for h in history if "entropy" in h]
+    ax2.plot([h["decisions"] for h in trained], [h["entropy"] for h in trained], color="tab:green")
     ax2.set_xlabel("training decisions")
     ax2.set_ylabel("policy entropy")
     ax2.grid(alpha=0.3)
