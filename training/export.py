@@ -124,9 +124,26 @@ def _readme(card: Mapping[str, Any]) -> str:
     for key in ("decisions", "updates", "wall_time_s", "device", "seed", "config"):
         if key in training:
             lines.append(f"| training {key.replace('_', ' ')} | {training[key]} |")
+    for key in ("imitation_samples", "imitation_accuracy", "imitation_wall_time_s"):
+        if key in training:
+            lines.append(f"| {key.replace('_', ' ')} | {training[key]} |")
     lines += ["", "## Evaluation", ""]
-    if card.get("evaluation"):
-        lines += ["```json", json.dumps(card["evaluation"], indent=2), "```"]
+    evaluation = card.get("evaluation")
+    tables = {k: v for k, v in evaluation.items() if isinstance(v, Mapping) and "bots" in v} if evaluation else {}
+    if tables:
+        lines += [
+            "| table | bot | seats | points per deal | 95% interval | duplicate deals |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, table in tables.items():
+            for bot in table["bots"]:
+                lines.append(
+                    f"| {name.replace('_', ' ')} | {bot['label']} | {bot['seats']} | {bot['mean']:.2f} "
+                    f"| [{bot['ci_low']:.2f}, {bot['ci_high']:.2f}] | {table.get('duplicate_sets', '')} |"
+                )
+        lines.append("")
+    if evaluation:
+        lines += ["```json", json.dumps(evaluation, indent=2), "```"]
     else:
         lines.append("Not evaluated at export.")
     lines += ["", "Loading refuses this model for another encoding version, observation size or rule set."]

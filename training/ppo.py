@@ -273,9 +273,13 @@ def compute_advantages(
 def evaluate_against(
     network: torch.nn.Module, rules: Rules, opponent: str, deals: int, device: str, seed: int, engine: str = "batched"
 ) -> dict[str, float]:
-    """Mean points per deal of the greedy learner (rotating over the seats) and of its opponents."""
+    """Mean points per deal of the greedy learner (rotating over the seats) and of its opponents, over
+    the deals ``seeded_deal(rules, seed + i)``: the tournaments' deals, every pass kind of the cycle
+    (the batched engine's own first deals would all be the cycle's first kind)."""
     n = rules.num_players
     engine = make_engine(engine, rules, deals, torch.device(device), seed)
+    if isinstance(engine, BatchedHearts):
+        engine.load_seeded(range(deals), [seed + i for i in range(deals)])
     generator = torch.Generator(device=engine.device).manual_seed(seed)
     rows = torch.arange(deals, device=engine.device)
     learner_seat = rows % n

@@ -131,6 +131,24 @@ class BatchedHearts:
         options.setdefault("generator", self.generator)
         self.state = self.kernel.load(self.state, rows, hands, **options)
 
+    def load_seeded(self, rows: Sequence[int], seeds: Sequence[int]) -> None:
+        """Put in ``rows`` the deals ``hearts_env.core.deal.seeded_deal(rules, seed)`` starts: the same
+        hands, dealer, pass kind and smoosh shuffle as the environment's ``reset(seed=seed)`` and the
+        tournaments' duplicate deals, so a batched evaluation plays the deals a tournament would."""
+        from ..core.deal import mask_to_actions, seeded_deal
+        from .reference import smoosh_perm_of
+
+        deals = [seeded_deal(self.rules, int(seed)) for seed in seeds]
+        self.load(
+            rows,
+            [[mask_to_actions(hand) for hand in deal.dealt_hands] for deal in deals],
+            kitty=[list(deal.kitty_cards) for deal in deals],
+            dealer=[deal.dealer for deal in deals],
+            pass_kind=[deal.cycle_kind for deal in deals],
+            smoosh_perm=[smoosh_perm_of(deal) for deal in deals],
+            totals=[list(deal.totals_before) for deal in deals],
+        )
+
     def export(self, row: int) -> dict[str, Any]:
         """The deal in ``row``: keyword arguments for ``hearts_env.Deal`` plus ``smoosh_perm`` and ``cycle_pos``."""
         return self.kernel.export(self.state, row)
