@@ -40,7 +40,15 @@ from hearts_env.batched import BatchedHearts
 from hearts_env.core.rules import Rules
 
 from .checkpoint import load_checkpoint, save_checkpoint
-from .network import build_network, cardset_config, greedy_actions, mlp_config, sample_actions
+from .network import (
+    build_network,
+    cardset_config,
+    evaluate_actions,
+    greedy_actions,
+    masked_log_probs,
+    mlp_config,
+    sample_actions,
+)
 
 
 @dataclass
@@ -499,7 +507,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
                     logits, value = network(obs[is_learner])
                     lmask = mask[is_learner]
                     chosen = sample_actions(logits, lmask, sampler)
-                    logp = torch.log_softmax(logits.masked_fill(~lmask, -1e9), dim=-1)
+                    logp = masked_log_probs(logits, lmask)
                     sampled[is_learner] = chosen
                     logp_buf[t, is_learner] = logp.gather(1, chosen.unsqueeze(1)).squeeze(1)
                     val_buf[t, is_learner] = value
@@ -553,11 +561,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
             order = torch.randperm(count, device=device, generator=sampler)
             for begin in range(0, count, args.minibatch_size):
                 idx = order[begin : begin + args.minibatch_size]
-                logits, value = network(b_obs[idx])
-                logp_all = torch.log_softmax(logits.masked_fill(~b_mask[idx], -1e9), dim=-1)
-                new_logp = logp_all.gather(1, b_act[idx].unsqueeze(1)).squeeze(1)
-                probs = logp_all.exp()
-                entropy = -(torch.where(b_mask[idx], probs * logp_all, torch.zeros_like(probs))).sum(dim=1)
+                new_logp, entropy, value = evaluate_actions(network, b_obs[idx], b_mask[idx], b_act[idx])
                 log_ratio = new_logp - b_logp[idx]
                 ratio = log_ratio.exp()
                 adv = b_adv[idx]
