@@ -60,6 +60,7 @@ def test_a_short_run_logs_checkpoints_exports_and_the_bot_plays(tmp_path, monkey
     assert (run / "learning_curve.png").stat().st_size > 1000
     assert any((run / "tb").iterdir())
     assert final["update"] == 2 and "eval/random/points" in final
+    assert final["rollout_s"] > 0 and final["update_s"] > 0  # where the time goes, logged every update
 
     from training.export import export_checkpoint
 

@@ -545,6 +545,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
                         rew_buf[s, r] = result.rewards[r, seat] * reward_scale
                     last_step[done_rows] = -1
 
+        rollout_s = time.perf_counter() - start
         advantages, valid = compute_advantages(val_buf, rew_buf, term_buf, next_buf, args.gamma, args.gae_lambda)
         sample = learn_buf & valid
         returns = advantages + val_buf
@@ -596,6 +597,8 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
             learner_decisions=learner_decisions,
             samples=count,
             decisions_per_s=decisions / max(elapsed, 1e-9),
+            rollout_s=rollout_s,
+            update_s=time.perf_counter() - start - rollout_s,
             explained_variance=explained,
             learning_rate=optimizer.param_groups[0]["lr"],
         )
