@@ -315,3 +315,35 @@ def test_seeded_deals_load_as_the_reference_deals_them_and_play_the_same(preset)
         for ref, action in zip(refs, actions.tolist(), strict=True):
             ref.apply_action(action)
         engine.step(actions)
+
+
+def test_a_mixed_batch_plays_each_rule_set_in_its_own_rows_exactly_as_that_engine_alone():
+    """``MixedBatchedHearts``: rows of each part see, mask and score exactly what a ``BatchedHearts`` of
+    that rule set alone does with the same seed and actions; the heuristic dispatches per part."""
+    from hearts_env.batched import MixedBatchedHearts, heuristic_actions
+
+    presets = ["standard", "microsoft", "omnibus"]
+    mixed = MixedBatchedHearts(presets, 10, seed=5)
+    alone = [
+        BatchedHearts(p, batch_size=size, seed=5 + 7919 * i)
+        for i, (p, size) in enumerate(zip(presets, [4, 3, 3], strict=True))
+    ]
+    assert mixed.rules_index.tolist() == [0] * 4 + [1] * 3 + [2] * 3
+    for _ in range(150):
+        actions = heuristic_actions(mixed, None)
+        assert torch.equal(actions, torch.cat([heuristic_actions(e, None) for e in alone]))
+        assert torch.equal(mixed.observe(), torch.cat([e.observe() for e in alone]))
+        assert torch.equal(mixed.legal_mask(), torch.cat([e.legal_mask() for e in alone]))
+        some = torch.tensor([1, 5, 9])
+        assert torch.equal(heuristic_actions(mixed, some), actions[some])
+        result = mixed.step(actions)
+        parts = [e.step(a) for e, a in zip(alone, actions.split([4, 3, 3]), strict=True)]
+        assert torch.equal(result.scores, torch.cat([r.scores for r in parts]))
+        assert torch.equal(result.done, torch.cat([r.done for r in parts]))
+
+
+def test_a_mixed_batch_refuses_rule_sets_of_different_player_counts():
+    from hearts_env.batched import MixedBatchedHearts
+
+    with pytest.raises(ValueError, match="same number of players"):
+        MixedBatchedHearts(["standard", "five_player"], 8)

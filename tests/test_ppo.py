@@ -154,3 +154,46 @@ def test_training_can_start_from_an_exported_model(tmp_path, monkeypatch):
     after = torch.load(tmp_path / "b" / "runs" / "smoke" / "checkpoint.pt", weights_only=True)["model"]
     for key, tensor in exported.items():
         assert torch.equal(tensor, after[key]), key  # learning rate 0: the weights are the exported ones
+
+
+@pytest.mark.slow
+def test_training_across_rule_sets_evaluates_each_resumes_exactly_and_exports_one_model_for_all(tmp_path, monkeypatch):
+    """``more_rules``: the tables split between rule sets; each is evaluated; a killed run resumes bit
+    for bit (every part's generator and deals are checkpointed); the export plays each rule set."""
+    from hearts_env.bots import make_bot
+    from training.export import export_checkpoint
+
+    presets = ["microsoft", "omnibus"]
+    uninterrupted = _args(tmp_path / "a", total_decisions=64 * 64 * 3, more_rules=presets, eval_every=3)
+    final = ppo.train(uninterrupted)
+    for name in ("standard", *presets):
+        assert f"eval/{name}/heuristic/points" in final
+
+    crashing = _args(tmp_path / "b", total_decisions=64 * 64 * 3, more_rules=presets, eval_every=3)
+    real_save = ppo.save_checkpoint
+    saves = []
+
+    def save_then_crash(*a, **kw):
+        real_save(*a, **kw)
+        saves.append(1)
+        if len(saves) == 2:
+            raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(ppo, "save_checkpoint", save_then_crash)
+    with pytest.raises(KeyboardInterrupt):
+        ppo.train(crashing)
+    monkeypatch.setattr(ppo, "save_checkpoint", real_save)
+    run_b = tmp_path / "b" / "runs" / "smoke"
+    args, resume = ppo.parse_args(["--resume", str(run_b), "--progress", "false"])
+    assert args.more_rules == presets
+    ppo.train(args, resume)
+    a = torch.load(tmp_path / "a" / "runs" / "smoke" / "checkpoint.pt", weights_only=True)
+    b = torch.load(run_b / "checkpoint.pt", weights_only=True)
+    for key, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][key]), key
+
+    model = export_checkpoint(run_b / "checkpoint.pt", "mixed", models_dir=tmp_path / "models")
+    for name in ("standard", *presets):
+        make_bot(str(model), Rules.preset(name), seed=0)  # loads: trained for these rules
+    with pytest.raises(Exception, match="rules"):
+        make_bot(str(model), Rules.preset("spot_hearts"), seed=0)

@@ -308,7 +308,7 @@ def export_checkpoint(
         network,
         Path(models_dir) / name,
         name=name,
-        rules=args["rules"],
+        rules=[args["rules"], *args["more_rules"]] if args.get("more_rules") else args["rules"],
         training_info=run_training_info(
             decisions=extra.get("decisions"),
             learner_decisions=extra.get("learner_decisions"),

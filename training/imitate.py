@@ -29,7 +29,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from hearts_env.batched import BatchedHearts, heuristic_actions
+from hearts_env.batched import heuristic_actions
 from hearts_env.core.rules import Rules
 
 from .network import greedy_actions, masked_log_probs, sample_actions
@@ -71,25 +71,28 @@ def deal_returns(rewards: torch.Tensor, done: torch.Tensor, current: torch.Tenso
 
 def imitate(
     network: nn.Module,
-    rules: Rules,
+    rules: Rules | Sequence[Rules],
     settings: ImitationSettings,
     device: torch.device | str = "cpu",
     report: Callable[[dict[str, float]], None] | None = None,
 ) -> dict[str, float]:
     """Train ``network`` in place on heuristic-labelled decisions; returns the last rollout's figures
-    (``accuracy``: share of decisions where the greedy choice equals the heuristic's)."""
+    (``accuracy``: share of decisions where the greedy choice equals the heuristic's). Several rule
+    sets share the tables evenly (``MixedBatchedHearts``)."""
+    from .ppo import make_engine, reward_scales
+
     device = torch.device(device)
-    engine = BatchedHearts(rules, batch_size=settings.num_envs, device=device, seed=settings.seed)
+    engine = make_engine("batched", rules, settings.num_envs, device, settings.seed)
     generator = torch.Generator(device=device).manual_seed(settings.seed + 1)
     optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate, eps=1e-5)
-    B, T, n = settings.num_envs, settings.num_steps, rules.num_players
+    B, T, n = settings.num_envs, settings.num_steps, engine.num_players
     obs_buf = torch.zeros(T, B, engine.observation_size, device=device)
     mask_buf = torch.zeros(T, B, 68, dtype=torch.bool, device=device)
     label_buf = torch.zeros(T, B, dtype=torch.int64, device=device)
     current_buf = torch.zeros(T, B, dtype=torch.int64, device=device)
     reward_buf = torch.zeros(T, B, n, device=device)
     done_buf = torch.zeros(T, B, dtype=torch.bool, device=device)
-    scale = 1.0 / max(1, rules.tables.penalty_total)
+    scale = reward_scales(engine).unsqueeze(1)  # (B, 1)
     rollouts = max(1, math.ceil(settings.samples / (B * T)))
     figures: dict[str, float] = {}
     start = time.perf_counter()

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from hearts_env.batched import BatchedHearts
+from hearts_env.batched import BatchedHearts, MixedBatchedHearts
 from hearts_env.core.rules import Rules
 
 from .checkpoint import load_checkpoint, save_checkpoint
@@ -57,6 +57,10 @@ class Args:
     (``--config``) and overridden on the command line (``--num-envs 512``)."""
 
     rules: str = field(default="standard", metadata={"help": "preset name or rule file to train on"})
+    more_rules: list[str] = field(
+        default_factory=list,
+        metadata={"help": "more rule sets to train on at once (same player count): the tables split evenly"},
+    )
     seed: int = field(default=1, metadata={"help": "seed of everything: deals, sampling, initial weights"})
     run_name: str = field(default="", metadata={"help": "name of the run (default: derived from the settings)"})
     runs_dir: str = field(default="runs", metadata={"help": "where runs write logs and checkpoints"})
@@ -214,7 +218,7 @@ class HeuristicOpponent:
     def __init__(self, engine: BatchedHearts) -> None:
         self.engine = engine
         try:
-            if not isinstance(engine, BatchedHearts):
+            if not isinstance(engine, BatchedHearts | MixedBatchedHearts):
                 raise ImportError("the batched heuristic plays the batched engine only")
             from hearts_env.batched import heuristic_actions  # type: ignore[attr-defined]
         except ImportError:
@@ -327,8 +331,15 @@ def evaluate_against(
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def make_engine(kind: str, rules: Rules, batch_size: int, device: torch.device, seed: int) -> Any:
-    """The batched torch engine, or many reference-engine tables behind the same interface."""
+def make_engine(kind: str, rules: Rules | Sequence[Rules], batch_size: int, device: torch.device, seed: int) -> Any:
+    """The batched torch engine (several rule sets side by side when given a list of more than one),
+    or many reference-engine tables behind the same interface."""
+    if not isinstance(rules, Rules):
+        if len(rules) > 1:
+            if kind != "batched":
+                raise SystemExit("training on several rule sets at once needs engine = batched")
+            return MixedBatchedHearts(rules, batch_size, device=device, seed=seed)
+        rules = rules[0]
     if kind == "batched":
         return BatchedHearts(rules, batch_size=batch_size, device=device, seed=seed)
     if kind == "reference":
@@ -336,6 +347,21 @@ def make_engine(kind: str, rules: Rules, batch_size: int, device: torch.device, 
 
         return ReferenceVecHearts(rules, batch_size, seed=seed, device=device)
     raise SystemExit(f"unknown engine {kind!r}; use batched or reference")
+
+
+def engine_generators(engine: Any) -> dict[str, Any]:
+    """The engine's random generators, by the names checkpoints store them under."""
+    return dict(engine.generators) if hasattr(engine, "generators") else {"engine": engine.generator}
+
+
+def reward_scales(engine: Any) -> torch.Tensor:
+    """``(B,)`` 1 / the deal's penalty total of each row's rule set: rewards of about -1..1 everywhere."""
+    rules_list = getattr(engine, "rules_list", [engine.rules])
+    scales = torch.tensor([1.0 / max(1, r.tables.penalty_total) for r in rules_list], device=engine.device)
+    index = getattr(engine, "rules_index", None)
+    if index is None:
+        return scales[0].expand(engine.batch_size).clone()
+    return scales[index]
 
 
 def engine_state(engine: Any) -> dict[str, Any]:
@@ -367,6 +393,7 @@ def default_run_name(args: Args) -> str:
 def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     """Run PPO as configured; returns the final metrics (also written to the run directory)."""
     rules = Rules.load(args.rules)
+    all_rules = [rules, *(Rules.load(r) for r in args.more_rules)]
     if args.threads:
         torch.set_num_threads(args.threads)
     random.seed(args.seed)
@@ -378,7 +405,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     n = rules.num_players
     B, T = args.num_envs, args.num_steps
 
-    engine = make_engine(args.engine, rules, B, device, args.seed)
+    engine = make_engine(args.engine, all_rules, B, device, args.seed)
     obs_dim = engine.observation_size
     if resume is not None:  # the checkpoint's own network (it may have come from --init-from)
         network = build_network(load_checkpoint(resume / "checkpoint.pt", restore_rng=False)["network"]).to(device)
@@ -398,7 +425,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     frozen: list[NetworkOpponent] = []  # the snapshots as networks, rebuilt only when the pool changes
     update, decisions, learner_decisions, elapsed = 0, 0, 0, 0.0
     history: list[dict[str, Any]] = []
-    generators = {"engine": engine.generator, "sampler": sampler, "tables": table_rng}
+    generators = {**engine_generators(engine), "sampler": sampler, "tables": table_rng}
     ckpt_path = run_dir / "checkpoint.pt"
     if resume is not None:
         data = load_checkpoint(ckpt_path, model=network, optimizer=optimizer, generators=generators)
@@ -439,7 +466,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
             learning_rate=args.imitation_learning_rate,
             seed=args.seed + 3,
         )
-        figures = imitate(network, rules, settings, device, report=print_report if args.progress else None)
+        figures = imitate(network, all_rules, settings, device, report=print_report if args.progress else None)
         figures["wall_s"] = time.perf_counter() - started  # kept out of ``elapsed``: decisions/s is PPO's own
         history.append({"update": 0, "decisions": 0, **{f"imitation/{k}": v for k, v in figures.items()}})
         with open(run_dir / "metrics.jsonl", "a", encoding="utf-8") as fh:
@@ -459,7 +486,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     learn_buf = torch.zeros(T, B, dtype=torch.bool, device=device)
     next_buf = torch.full((T, B), -1, dtype=torch.int64, device=device)
     rows = torch.arange(B, device=device)
-    reward_scale = 1.0 / max(1, rules.tables.penalty_total)
+    reward_scale = reward_scales(engine)
     kinds = list(args.pool)
     weights = np.asarray(args.pool_weights, dtype=float)
     bad = sorted(set(kinds) - {"snapshot", "heuristic", "random"})
@@ -542,7 +569,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
                         has = step_of >= 0
                         r, s = done_rows[has], step_of[has]
                         term_buf[s, r] = True
-                        rew_buf[s, r] = result.rewards[r, seat] * reward_scale
+                        rew_buf[s, r] = result.rewards[r, seat] * reward_scale[r]
                     last_step[done_rows] = -1
 
         rollout_s = time.perf_counter() - start
@@ -608,12 +635,22 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         if (args.eval_every and update % args.eval_every == 0) or update == num_updates:
             network.eval()
             for opponent in ("random", "heuristic"):
-                result = evaluate_against(
-                    network, rules, opponent, args.eval_deals, args.device, 10_000 + update, args.engine
-                )
-                metrics[f"eval/{opponent}/points"] = result["points"]
-                metrics[f"eval/{opponent}/points_se"] = result["points_se"]
-                metrics[f"eval/{opponent}/opponent_points"] = result["opponent_points"]
+                # one rule set: eval/<opponent>/...; several: eval/<rules>/<opponent>/... and their mean
+                results = {
+                    Path(name).stem: evaluate_against(
+                        network, r, opponent, args.eval_deals, args.device, 10_000 + update, args.engine
+                    )
+                    for name, r in zip([args.rules, *args.more_rules], all_rules, strict=True)
+                }
+                for name, result in results.items():
+                    for key, value in result.items():
+                        if len(results) > 1:
+                            metrics[f"eval/{name}/{opponent}/{key}"] = value
+                for key in ("points", "opponent_points"):
+                    metrics[f"eval/{opponent}/{key}"] = float(np.mean([r[key] for r in results.values()]))
+                metrics[f"eval/{opponent}/points_se"] = math.sqrt(
+                    sum(r["points_se"] ** 2 for r in results.values())
+                ) / len(results)
         for key, value in metrics.items():
             if isinstance(value, float | int) and key != "update":
                 writer.add_scalar(key if "/" in key else f"train/{key}", value, decisions)
@@ -634,7 +671,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
             network.cpu(),
             Path("models") / args.export_name,
             name=args.export_name,
-            rules=rules,
+            rules=all_rules if len(all_rules) > 1 else rules,
             training_info=run_training_info(
                 decisions=decisions,
                 learner_decisions=learner_decisions,

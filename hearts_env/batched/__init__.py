@@ -8,6 +8,8 @@ share a device. It is imported only when used: ``hearts_env`` and ``hearts_env.c
 - ``BatchedHearts(rules, batch_size, device=..., seed=...)``: the engine with its state; ``step``,
   ``legal_mask`` ``(B, 68)``, ``observe`` ``(B, D)`` (exactly ``hearts_env.env.encoding``),
   ``observe_packed`` (the same, packed losslessly), ``load``/``export`` of explicit deals.
+- ``MixedBatchedHearts(rules_list, batch_size, ...)``: several rule sets side by side in one batch,
+  behind the same interface (one network can play them all: the encoding carries the rule options).
 - ``HeartsKernel``, ``BatchState``, ``BatchedParams``: the same as pure functions over an explicit
   state (Gymnasium ``FuncEnv`` style) for those who keep the state themselves.
 - Policies: ``UniformRandomPolicy``, ``ModulePolicy`` (a torch module from observations to logits),
@@ -23,6 +25,7 @@ wait for a busy core stalls every large tensor operation for milliseconds.
 from .batch import BatchedHearts
 from .engine import BatchedActionError, HeartsKernel, StepResult
 from .heuristic import BatchedHeuristic, heuristic_actions
+from .multi import MixedBatchedHearts
 from .observation import PackedObservations
 from .params import BatchedParams
 from .policies import ModulePolicy, UniformRandomPolicy, sample_uniform
@@ -35,6 +38,7 @@ __all__ = [
     "BatchedHeuristic",
     "BatchedParams",
     "HeartsKernel",
+    "MixedBatchedHearts",
     "ModulePolicy",
     "PackedObservations",
     "StepResult",

@@ -487,7 +487,12 @@ def heuristic_actions(engine: BatchedHearts, rows: torch.Tensor | None = None, *
     """The reference heuristic bot's action for the seat to move in each of ``rows`` (all rows when
     ``None``; an index tensor or a boolean mask), as a ``(len(rows),)`` int64 tensor on the engine's
     device. Uses ``VectorHeuristic`` while the reference bot's source is the one it reproduces
-    (``REFERENCE_FINGERPRINT``), else (or with ``exact``) the reference bot row by row."""
+    (``REFERENCE_FINGERPRINT``), else (or with ``exact``) the reference bot row by row. A
+    ``MixedBatchedHearts`` asks each of its parts for its own rows."""
+    from .multi import MixedBatchedHearts
+
+    if isinstance(engine, MixedBatchedHearts):
+        return engine.heuristic_actions(rows)
     cache: Any = getattr(engine, "_heuristic", None)
     if cache is None:
         vector = None
