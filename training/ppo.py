@@ -10,6 +10,10 @@ divided by the deal's penalty total) arrives with the step that ends the deal; w
 the value of a decision is that seat's expected final reward. A decision whose chain runs past the
 rollout's end (its deal is not over yet) is left out of the update: it has no target yet.
 
+Before the first update a fresh run can imitate the heuristic bot (``imitation_samples``, see
+``training.imitate``), and ``more_rules`` trains one network on several rule sets at once (the tables
+split evenly between them; evaluations per rule set).
+
     python -m training.ppo --config configs/train/standard.toml --total-decisions 2000000
     python -m training.ppo --resume runs/<name>          # continue a killed run
 
