@@ -15,7 +15,6 @@ leader (``void_deal`` / ``leader_may_void``), and a smoosh with an explicit shuf
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
 
 import pytest
 import torch
@@ -30,14 +29,7 @@ from hearts_env.core.cards import parse_cards
 
 PRESETS = hearts_env.PRESETS
 
-
-@pytest.fixture(autouse=True)
-def _one_torch_thread() -> Iterator[None]:
-    """One intra-op thread: on a shared 2-core machine a second thread makes every large op wait for a busy core."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_torch_is_not_imported_by_the_core() -> None:

@@ -10,7 +10,6 @@ to the exact row-by-row bot and the vector-form tests are skipped with a note to
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
 
 import pytest
 import torch
@@ -32,14 +31,7 @@ needs_current = pytest.mark.skipif(
     "(heuristic_actions uses the exact row-by-row bot meanwhile)",
 )
 
-
-@pytest.fixture(autouse=True)
-def _one_torch_thread() -> Iterator[None]:
-    """One intra-op thread: on a shared 2-core machine a second thread makes every large op wait for a busy core."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @needs_current

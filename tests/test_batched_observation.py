@@ -8,7 +8,6 @@ Every preset (32 rows, 64 deals each: 1,152 deals, about 73,000 decisions) and r
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
 
 import pytest
 import torch
@@ -24,14 +23,7 @@ encoding = pytest.importorskip("hearts_env.env.encoding")
 
 PRESETS = hearts_env.PRESETS
 
-
-@pytest.fixture(autouse=True)
-def _one_torch_thread() -> Iterator[None]:
-    """One intra-op thread: on a shared 2-core machine a second thread makes every large op wait for a busy core."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.mark.parametrize("preset", PRESETS)

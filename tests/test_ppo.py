@@ -3,6 +3,7 @@ exact resume after a crash."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import tomllib
 from pathlib import Path
@@ -47,6 +48,29 @@ def _args(tmp_path, **overrides) -> ppo.Args:
     return base
 
 
+def _crash_then_resume(args: ppo.Args, monkeypatch) -> Path:
+    """Train ``args`` until just after the second checkpoint is written, kill it there, then resume it from
+    the command line (``--resume``) to the end; returns the run directory."""
+    real_save = ppo.save_checkpoint
+    saves = []
+
+    def save_then_crash(*a, **kw):
+        real_save(*a, **kw)
+        saves.append(1)
+        if len(saves) == 2:
+            raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(ppo, "save_checkpoint", save_then_crash)
+    with pytest.raises(KeyboardInterrupt):
+        ppo.train(args)
+    monkeypatch.setattr(ppo, "save_checkpoint", real_save)
+    run = Path(args.runs_dir) / args.run_name
+    resumed, resume = ppo.parse_args(["--resume", str(run), "--progress", "false"])
+    assert resumed == dataclasses.replace(args, progress=False)  # every setting comes back from the checkpoint
+    ppo.train(resumed, resume)
+    return run
+
+
 @pytest.mark.slow
 def test_a_short_run_logs_checkpoints_exports_and_the_bot_plays(tmp_path, monkeypatch):
     from hearts_env.bots import make_bot
@@ -87,24 +111,7 @@ def test_resume_after_a_crash_gives_the_same_weights_as_an_uninterrupted_run(tmp
     uninterrupted = _args(tmp_path / "a", total_decisions=64 * 64 * 3)
     ppo.train(uninterrupted)
 
-    crashing = _args(tmp_path / "b", total_decisions=64 * 64 * 3)
-    real_save = ppo.save_checkpoint
-    saves = []
-
-    def save_then_crash(*a, **kw):
-        real_save(*a, **kw)
-        saves.append(1)
-        if len(saves) == 2:
-            raise KeyboardInterrupt("killed")
-
-    monkeypatch.setattr(ppo, "save_checkpoint", save_then_crash)
-    with pytest.raises(KeyboardInterrupt):
-        ppo.train(crashing)
-    monkeypatch.setattr(ppo, "save_checkpoint", real_save)
-    run_b = tmp_path / "b" / "runs" / "smoke"
-    args, resume = ppo.parse_args(["--resume", str(run_b), "--progress", "false"])
-    ppo.train(args, resume)
-
+    run_b = _crash_then_resume(_args(tmp_path / "b", total_decisions=64 * 64 * 3), monkeypatch)
     a = torch.load(tmp_path / "a" / "runs" / "smoke" / "checkpoint.pt", weights_only=True)
     b = torch.load(run_b / "checkpoint.pt", weights_only=True)
     assert a["update"] == b["update"] == 3
@@ -170,23 +177,7 @@ def test_training_across_rule_sets_evaluates_each_resumes_exactly_and_exports_on
         assert f"eval/{name}/heuristic/points" in final
 
     crashing = _args(tmp_path / "b", total_decisions=64 * 64 * 3, more_rules=presets, eval_every=3)
-    real_save = ppo.save_checkpoint
-    saves = []
-
-    def save_then_crash(*a, **kw):
-        real_save(*a, **kw)
-        saves.append(1)
-        if len(saves) == 2:
-            raise KeyboardInterrupt("killed")
-
-    monkeypatch.setattr(ppo, "save_checkpoint", save_then_crash)
-    with pytest.raises(KeyboardInterrupt):
-        ppo.train(crashing)
-    monkeypatch.setattr(ppo, "save_checkpoint", real_save)
-    run_b = tmp_path / "b" / "runs" / "smoke"
-    args, resume = ppo.parse_args(["--resume", str(run_b), "--progress", "false"])
-    assert args.more_rules == presets
-    ppo.train(args, resume)
+    run_b = _crash_then_resume(crashing, monkeypatch)
     a = torch.load(tmp_path / "a" / "runs" / "smoke" / "checkpoint.pt", weights_only=True)
     b = torch.load(run_b / "checkpoint.pt", weights_only=True)
     for key, tensor in a["model"].items():
