@@ -368,19 +368,6 @@ def reward_scales(engine: Any) -> torch.Tensor:
     return scales[index]
 
 
-def engine_state(engine: Any) -> dict[str, Any]:
-    if hasattr(engine, "state_dict"):
-        return engine.state_dict()
-    return {k: v.cpu() for k, v in dataclasses.asdict(engine.state).items()}
-
-
-def load_engine_state(engine: Any, state: dict[str, Any], device: torch.device) -> None:
-    if hasattr(engine, "load_state_dict"):
-        engine.load_state_dict(state)
-    else:
-        engine.state = type(engine.state)(**{k: v.to(device) for k, v in state.items()})
-
-
 def _network_config(args: Args, obs_dim: int) -> dict[str, Any]:
     if args.network == "mlp":
         return mlp_config(obs_dim, hidden=args.hidden)
@@ -438,7 +425,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         learner_decisions, elapsed = extra["learner_decisions"], extra["elapsed"]
         history = extra["history"]
         snapshots = [{k: torch.as_tensor(v) for k, v in snap.items()} for snap in extra["snapshots"]]
-        load_engine_state(engine, extra["engine_state"], device)
+        engine.load_state_dict(extra["engine_state"])
         print(f"resumed {run_dir} at update {update} ({decisions:,} decisions)", file=sys.stderr)
     num_updates = max(1, math.ceil(args.total_decisions / (B * T)))
 
@@ -449,7 +436,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
             "elapsed": elapsed,
             "history": history,
             "snapshots": snapshots,
-            "engine_state": engine_state(engine),
+            "engine_state": engine.state_dict(),
         }
         save_checkpoint(
             ckpt_path, model=network, optimizer=optimizer, args=args, update=update, generators=generators, extra=extra

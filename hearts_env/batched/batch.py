@@ -149,6 +149,16 @@ class BatchedHearts:
             totals=[list(deal.totals_before) for deal in deals],
         )
 
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        """Every row's state as CPU tensors by field name (for checkpoints; the generator is saved apart)."""
+        from dataclasses import asdict
+
+        return {k: v.cpu() for k, v in asdict(self.state).items()}
+
+    def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
+        """Restore what ``state_dict`` returned, onto this engine's device."""
+        self.state = BatchState(**{k: v.to(self.device) for k, v in state.items()})
+
     def export(self, row: int) -> dict[str, Any]:
         """The deal in ``row``: keyword arguments for ``hearts_env.Deal`` plus ``smoosh_perm`` and ``cycle_pos``."""
         return self.kernel.export(self.state, row)

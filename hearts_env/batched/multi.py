@@ -114,14 +114,11 @@ class MixedBatchedHearts:
                 part.load_seeded([r for r, _ in mine], [s for _, s in mine])
 
     def state_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
-        return {f"part{i}": {k: v.cpu() for k, v in asdict(part.state).items()} for i, part in enumerate(self.parts)}
+        return {f"part{i}": part.state_dict() for i, part in enumerate(self.parts)}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         for i, part in enumerate(self.parts):
-            saved = state[f"part{i}"]
-            part.state = type(part.state)(**{k: v.to(self.device) for k, v in saved.items()})
+            part.load_state_dict(state[f"part{i}"])
 
     def _spans(self) -> list[tuple[BatchedHearts, int, int]]:
         return [(part, self.bounds[i], self.bounds[i + 1]) for i, part in enumerate(self.parts)]
