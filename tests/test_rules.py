@@ -13,6 +13,7 @@ from hearts_env.core.cards import parse_card
 from hearts_env.core.rules import InstantWin
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs" / "rules"
+ALL_CLUBS = [f"{rank}C" for rank in "23456789TJQKA"]
 
 # Every option of RULES.md §3 with the default the text gives it.
 SECTION_3_DEFAULTS = {
@@ -255,9 +256,19 @@ def test_preset_with_overrides():
 
 
 def test_from_dict_with_base_preset():
-    """A rule file may start from a preset (`preset = "…"`) and override options."""
+    """A rule file may start from a preset (`preset = "…"`) and override options, as ``Rules.preset``
+    does: the preset's default pass cycle follows an overridden player count."""
     rules = Rules.from_toml('preset = "omnibus_hoyle"\nmoon_mode = "add_to_others"\n')
     assert rules == Rules.preset("omnibus_hoyle", moon_mode="add_to_others")
+    three = Rules.from_toml('preset = "standard"\nnum_players = 3\n')
+    assert three == Rules.preset("standard", num_players=3)
+    assert "across" not in three.tables.pass_cycle
+
+
+def test_clubs_may_all_go_when_the_eldest_opens_with_any_card():
+    """The opening-club check applies only where a club opens the first trick (RULES.md §3.1, §3.4.1)."""
+    rules = Rules(num_players=3, removed_cards=ALL_CLUBS, first_lead="eldest_any_card")
+    assert rules.tables.lowest_club == -1 and rules.tables.hand_size == 13
 
 
 def test_replace_keeps_other_options():
@@ -314,6 +325,16 @@ def _rules_error(**options) -> RulesError:
         ({"num_players": 3, "removed_cards": []}, "removed_cards", "cannot share evenly"),
         ({"num_players": 5, "removed_cards": ["2C"]}, "removed_cards", "cannot share evenly"),
         ({"removed_cards": ["2C", "2C", "2D", "3D"]}, "removed_cards", "twice"),
+        # §3.1: cards that score are never removed (per_card_points generalises the bonus card)
+        ({"num_players": 3, "per_card_points": {"2D": -10}}, "removed_cards", "2D scores -10"),
+        ({"num_players": 5, "removed_cards": ["2C", "5S"], "per_card_points": {"5S": 5}}, "removed_cards", "scores 5"),
+        # §3.1: the first trick opens with the lowest club a player holds, so one must stay in the hands
+        ({"num_players": 3, "removed_cards": ALL_CLUBS}, "removed_cards", "leaves 0 clubs"),
+        (
+            {"num_players": 3, "deal_remainder": "kitty", "removed_cards": ALL_CLUBS[:11]},
+            "removed_cards",
+            "kitty of 2 may hold all 2",
+        ),
         ({"removed_cards": ["XX"]}, "removed_cards", "not a card"),
         ({"removed_cards": "2C"}, "removed_cards", "list of cards"),
         # §6: "Every hand must hold at least `pass_count` cards."

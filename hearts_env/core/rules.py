@@ -223,12 +223,8 @@ class Rules:
         """Build from a plain mapping (as read from TOML/JSON). ``preset`` names a base preset."""
         data = dict(data)
         base = data.pop("preset", None)
-        if base is not None:
-            from .presets import preset_options
-
-            merged = preset_options(base)
-            merged.update(data)
-            data = merged
+        if base is not None:  # as ``preset``: its default pass cycle follows an overridden num_players
+            return cls.preset(base, **data)
         known = {f.name for f in dataclasses.fields(cls) if f.init}
         unknown = sorted(set(data) - known)
         if unknown:
@@ -563,10 +559,28 @@ def _validate(r: Rules) -> None:
             f"'auto' removes {', '.join(AUTO_REMOVED_CARDS[n])} for {n} players, which includes the bonus card "
             f"{bonus}; the bonus card is never removed, so list removed_cards explicitly",
         )
-    removed_count = (
-        len(removed) if removed != "auto" else (0 if r.deal_remainder == "kitty" else len(AUTO_REMOVED_CARDS[n]))
-    )
+    removed_names = removed if removed != "auto" else (() if r.deal_remainder == "kitty" else AUTO_REMOVED_CARDS[n])
+    values = card_values(r)
+    for name in removed_names:  # §3.1: cards that score (hearts, QS, the bonus card, per_card_points) stay
+        if values[parse_card(name)]:
+            how = "" if removed != "auto" else f"'auto' removes {', '.join(removed_names)} for {n} players, and "
+            raise RulesError(
+                "removed_cards",
+                f"{how}{name} scores {values[parse_card(name)]} (per_card_points); a card that scores is never "
+                "removed" + (", so list removed_cards explicitly" if how else ""),
+            )
+    removed_count = len(removed_names)
     hand_size = (NUM_CARDS - removed_count) // n
+    # §3.1: the first trick opens with the lowest club a player holds, so some player must hold one
+    kitty_size = (NUM_CARDS - removed_count) % n if r.deal_remainder == "kitty" else 0
+    clubs_left = NUM_RANKS - sum(parse_card(name) // NUM_RANKS == CLUBS for name in removed_names)
+    if r.first_lead != "eldest_any_card" and clubs_left <= kitty_size:
+        where = f" and the kitty of {kitty_size} may hold all {clubs_left}" if clubs_left else ""
+        raise RulesError(
+            "removed_cards",
+            f"leaves {clubs_left} clubs{where}: the first trick opens with the lowest club a player holds "
+            f"(first_lead = {r.first_lead!r}), so a player must hold one",
+        )
 
     # Passing.
     if r.passing_enabled:
