@@ -23,6 +23,7 @@ from hearts_env.env.encoding import (
     decode_observation,
     encode,
     encode_view,
+    live_columns,
     observation_bounds,
     seat_view,
 )
@@ -115,6 +116,7 @@ def check_episode(
     env.reset(seed=seed, options=options)
     low, high = observation_bounds()
     n = rules.num_players
+    padding = np.setdiff1d(np.arange(OBSERVATION_SIZE), live_columns(n))
     steps = 0
     rng = random.Random(seed)
     for _ in itertools.chain([None], play_random(env, rng, limit, prefer)):
@@ -125,6 +127,7 @@ def check_episode(
             assert np.array_equal(fast, ref), (seat, steps, describe(fast, ref))
             assert decode_observation(fast, rules) == view
             assert np.all(fast >= low) and np.all(fast <= high)
+            assert not fast[padding].any(), "an entry outside live_columns(N) is nonzero"
         steps += 1
     return steps
 

@@ -31,6 +31,7 @@ from training.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 from training.export import export_model  # noqa: E402
 from training.network import (  # noqa: E402
     CARD_SEGMENTS,
+    MLPNetwork,
     build_network,
     cardset_config,
     evaluate_actions,
@@ -540,3 +541,44 @@ def test_checkpoint_refuses_damage_and_mismatch(tmp_path: Path) -> None:
         load_checkpoint(ckpt)
     with pytest.raises(TypeError, match="cannot store"):
         save_checkpoint(ckpt, model=make_net("mlp"), optimizer=None, args={"f": object()}, update=0)
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 6])
+def test_mlp_reading_live_columns_equals_the_full_network(num_players: int) -> None:
+    """``build_network(config, N)`` skips the padded seats' entries: same outputs, same gradients on
+    every weight (the skipped columns get none either way), same exported parameters."""
+    from hearts_env.batched import BatchedHearts, UniformRandomPolicy
+    from hearts_env.env.encoding import live_columns
+
+    engine = BatchedHearts(Rules.preset("standard", num_players=num_players), 32, seed=num_players)
+    policy = UniformRandomPolicy(engine.device, seed=1)
+    observations = []
+    for _ in range(40):
+        observations.append(engine.observe())
+        engine.step(policy(engine))
+    obs = torch.cat(observations)
+    config = mlp_config(hidden=(32, 24))
+    torch.manual_seed(0)
+    full = build_network(config)
+    live = build_network(config, num_players)
+    live.load_state_dict(full.state_dict())
+    assert live.input_columns is not None and len(live.input_columns) == len(live_columns(num_players))
+    assert live.input_size == len(live_columns(num_players)) and full.input_size == obs.shape[1]
+    compact = live.select_inputs(obs)  # what training stores: forward reads it the same
+    assert compact.shape == (obs.shape[0], live.input_size)
+    outputs = [net(obs) for net in (full, live)]
+    for a, b, c in zip(outputs[0], outputs[1], live(compact), strict=True):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(b, c)
+    for logits, value in outputs:
+        (logits.square().sum() + value.sum()).backward()
+    for (name, a), b in zip(full.named_parameters(), live.parameters(), strict=True):
+        torch.testing.assert_close(a.grad, b.grad, atol=1e-4, rtol=1e-5, msg=name)
+    dead = np.setdiff1d(np.arange(obs.shape[1]), live_columns(num_players))
+    assert not full.layers[0].weight.grad[:, dead].any()
+    assert set(live.state_dict()) == set(full.state_dict())  # the column list is derived, not saved
+
+
+def test_mlp_input_columns_out_of_range_are_refused() -> None:
+    with pytest.raises(ValueError, match="input_columns"):
+        MLPNetwork(mlp_config(OBS_DIM, hidden=(8,)), input_columns=[0, OBS_DIM])

@@ -27,12 +27,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-from torch import nn
 
 from hearts_env.batched import heuristic_actions
 from hearts_env.core.rules import Rules
 
-from .network import greedy_actions, masked_log_probs, sample_actions
+from .network import PolicyValueNetwork, greedy_actions, masked_log_probs, sample_actions
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,7 @@ def deal_returns(rewards: torch.Tensor, done: torch.Tensor, current: torch.Tenso
 
 
 def imitate(
-    network: nn.Module,
+    network: PolicyValueNetwork,
     rules: Rules | Sequence[Rules],
     settings: ImitationSettings,
     device: torch.device | str = "cpu",
@@ -86,7 +85,8 @@ def imitate(
     generator = torch.Generator(device=device).manual_seed(settings.seed + 1)
     optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate, eps=1e-5)
     B, T, n = settings.num_envs, settings.num_steps, engine.num_players
-    obs_buf = torch.zeros(T, B, engine.observation_size, device=device)
+    full_obs = torch.zeros(B, engine.observation_size, device=device)
+    obs_buf = torch.zeros(T, B, network.input_size, device=device)  # only the entries the network reads
     mask_buf = torch.zeros(T, B, 68, dtype=torch.bool, device=device)
     label_buf = torch.zeros(T, B, dtype=torch.int64, device=device)
     current_buf = torch.zeros(T, B, dtype=torch.int64, device=device)
@@ -102,7 +102,7 @@ def imitate(
         network.eval()
         with torch.no_grad():
             for t in range(T):
-                obs = engine.observe(out=obs_buf[t])
+                obs = network.select_inputs(engine.observe(out=full_obs), out=obs_buf[t])
                 mask = engine.legal_mask()
                 mask_buf[t] = mask
                 labels = heuristic_actions(engine, None)
@@ -175,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         torch.set_num_threads(ns.threads)
     torch.manual_seed(ns.seed)
     rules = Rules.load(ns.rules)
-    network = build_network(mlp_config(hidden=ns.hidden))
+    network = build_network(mlp_config(hidden=ns.hidden), rules.num_players)
     settings = ImitationSettings(samples=ns.samples, dagger=ns.dagger, seed=ns.seed)
     started = time.perf_counter()
     figures: dict[str, Any] = imitate(network, rules, settings, report=print_report)

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import torch
 from torch import Tensor, nn
+from torch.nn import functional as F
 
 from hearts_env.core.actions import NUM_ACTIONS
 from hearts_env.core.cards import NUM_CARDS
@@ -171,11 +172,33 @@ class PolicyValueNetwork(nn.Module):
     def forward(self, obs: Tensor) -> tuple[Tensor, Tensor]:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    @property
+    def input_size(self) -> int:
+        """How many entries of each observation the network reads: what a training buffer holds."""
+        columns = getattr(self, "input_columns", None)
+        return int(self.config["obs_dim"]) if columns is None else int(columns.numel())
+
+    def select_inputs(self, obs: Tensor, out: Tensor | None = None) -> Tensor:
+        """The entries of full observations that the network reads (into ``out`` when given): what
+        training stores. ``forward`` takes these or the full vectors."""
+        columns = getattr(self, "input_columns", None)
+        if columns is None:
+            return obs if out is None else out.copy_(obs)
+        return torch.index_select(obs, -1, columns, out=out) if out is not None else obs.index_select(-1, columns)
+
 
 class MLPNetwork(PolicyValueNetwork):
-    """The baseline: a shared ReLU trunk, a linear policy head and a linear value head."""
+    """The baseline: a shared ReLU trunk, a linear policy head and a linear value head.
 
-    def __init__(self, config: Mapping[str, Any]):
+    With ``input_columns`` (``hearts_env.env.encoding.live_columns(N)``), the first layer reads only
+    those observation entries: for observations that are zero everywhere else (every observation of
+    an N-player rule set), the outputs are the same up to float rounding and the skipped weights get
+    no gradient either way, for about 40% less work at N = 4. The parameters keep every column.
+    ``forward`` then takes full observations or just those entries (``select_inputs``)."""
+
+    input_columns: Tensor | None
+
+    def __init__(self, config: Mapping[str, Any], input_columns: Sequence[int] | np.ndarray | None = None):
         super().__init__()
         self.config = validate_config(config)
         if self.config["kind"] != "mlp":
@@ -190,10 +213,21 @@ class MLPNetwork(PolicyValueNetwork):
         _init_linear(self.policy, 0.01)
         _init_linear(self.value, 1.0)
         self._check_parameters()
+        columns = None if input_columns is None else torch.tensor(np.array(input_columns), dtype=torch.int64)
+        if columns is not None and not bool(((columns >= 0) & (columns < widths[0])).all()):
+            raise ValueError(f"input_columns must lie in 0..{widths[0] - 1}")
+        self.register_buffer("input_columns", columns, persistent=False)  # derived: not in the state_dict
 
     def forward(self, obs: Tensor) -> tuple[Tensor, Tensor]:
-        h = obs
-        for layer in self.layers:
+        first, *rest = self.layers
+        if self.input_columns is None:
+            h = self.act(first(obs))
+        else:
+            cols = self.input_columns
+            if obs.shape[-1] != cols.numel():
+                obs = obs.index_select(-1, cols)
+            h = self.act(F.linear(obs, first.weight.index_select(1, cols), first.bias))
+        for layer in rest:
             h = self.act(layer(h))
         return self.policy(h), self.value(h).squeeze(-1)
 
@@ -260,10 +294,21 @@ class CardSetNetwork(PolicyValueNetwork):
         return logits, self.value(h).squeeze(-1)
 
 
-def build_network(config: Mapping[str, Any]) -> PolicyValueNetwork:
-    """The network a config describes (``mlp_config``/``cardset_config`` or a model card's)."""
+def build_network(config: Mapping[str, Any], num_players: int | None = None) -> PolicyValueNetwork:
+    """The network a config describes (``mlp_config``/``cardset_config`` or a model card's). With
+    ``num_players``, an MLP of the current encoding reads only ``live_columns(num_players)`` (see
+    ``MLPNetwork``); the card-set network reads its planes by index already."""
     kind = validate_config(config)["kind"]
-    return MLPNetwork(config) if kind == "mlp" else CardSetNetwork(config)
+    if kind != "mlp":
+        return CardSetNetwork(config)
+    columns = None
+    if num_players is not None and config["obs_dim"] == _current_obs_dim():
+        from hearts_env.env.encoding import live_columns
+
+        columns = live_columns(num_players)
+        if len(columns) == config["obs_dim"]:  # eight players: every entry is live
+            columns = None
+    return MLPNetwork(config, columns)
 
 
 def parameter_count(network: nn.Module) -> int:

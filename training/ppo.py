@@ -206,9 +206,9 @@ class NetworkOpponent:
 
 
 def _frozen_opponent(
-    config: dict[str, Any], weights: dict[str, torch.Tensor], device: torch.device, i: int
+    config: dict[str, Any], weights: dict[str, torch.Tensor], device: torch.device, i: int, num_players: int
 ) -> NetworkOpponent:
-    net = build_network(config).to(device)
+    net = build_network(config, num_players).to(device)
     net.load_state_dict(weights)
     return NetworkOpponent(net.eval(), f"snapshot{i}", weights)
 
@@ -399,16 +399,16 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     engine = make_engine(args.engine, all_rules, B, device, args.seed)
     obs_dim = engine.observation_size
     if resume is not None:  # the checkpoint's own network (it may have come from --init-from)
-        network = build_network(load_checkpoint(resume / "checkpoint.pt", restore_rng=False)["network"]).to(device)
+        network = build_network(load_checkpoint(resume / "checkpoint.pt", restore_rng=False)["network"], n).to(device)
     elif args.init_from:
         from hearts_env.policy import load_policy
 
         start_from = load_policy(args.init_from, rules)  # refuses a model of other rules or encoding, with the reason
-        network = build_network(start_from.config)
+        network = build_network(start_from.config, n)
         network.load_state_dict({k: torch.from_numpy(v) for k, v in start_from.params.items()})
         network = network.to(device)
     else:
-        network = build_network(_network_config(args, obs_dim)).to(device)
+        network = build_network(_network_config(args, obs_dim), n).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5, foreach=True)
     sampler = torch.Generator(device=device).manual_seed(args.seed + 1)
     table_rng = np.random.default_rng(args.seed + 2)
@@ -467,7 +467,8 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         checkpoint()  # a crash from here on resumes after the warm start
     progress = _progress(num_updates, update, args.progress)
 
-    obs_buf = torch.zeros(T, B, obs_dim, device=device)
+    full_obs = torch.zeros(B, obs_dim, device=device)
+    obs_buf = torch.zeros(T, B, network.input_size, device=device)  # only the entries the network reads
     mask_buf = torch.zeros(T, B, 68, dtype=torch.bool, device=device)
     act_buf = torch.zeros(T, B, dtype=torch.int64, device=device)
     logp_buf = torch.zeros(T, B, device=device)
@@ -502,7 +503,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         kind_of_table = torch.as_tensor(table_rng.choice(len(kinds), size=B, p=weights), device=device)
         snap_of_table = torch.as_tensor(table_rng.integers(0, max(1, len(snapshots)), B), device=device)
         if len(frozen) != len(snapshots) or any(f.weights is not w for f, w in zip(frozen, snapshots, strict=True)):
-            frozen = [_frozen_opponent(network.config, w, device, i) for i, w in enumerate(snapshots)]
+            frozen = [_frozen_opponent(network.config, w, device, i, n) for i, w in enumerate(snapshots)]
 
         last_step = torch.full((B, n), -1, dtype=torch.int64, device=device)
         next_buf.fill_(-1)
@@ -511,7 +512,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         network.eval()
         with torch.no_grad():
             for t in range(T):
-                obs = engine.observe(out=obs_buf[t])
+                obs = network.select_inputs(engine.observe(out=full_obs), out=obs_buf[t])
                 mask = engine.legal_mask()
                 mask_buf[t] = mask
                 current = engine.current_player
@@ -541,7 +542,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
                                 if bool(sub.any()):
                                     actions[sub] = opp.act(obs[sub], mask[sub], sampler)
                         elif kind == "heuristic" and heuristic is not None:
-                            actions[sel] = heuristic.act_rows(rows[sel], obs[sel], mask[sel])
+                            actions[sel] = heuristic.act_rows(rows[sel], full_obs[sel], mask[sel])
                         else:  # random, or a snapshot before the first snapshot exists
                             actions[sel] = random_opponent.act(obs[sel], mask[sel], sampler)
                 act_buf[t] = torch.where(is_learner, sampled, actions)

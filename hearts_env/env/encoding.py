@@ -5,8 +5,8 @@ same size for every rule set and every number of players: per-seat segments are 
 ``MAX_SEATS = 8`` seats, so one network can play any preset with any N. The vector is
 **seat-relative**: the observing seat is always seat 0 of its own view, seat ``r`` is the seat
 ``r`` places to its left (clockwise, the direction of play), and rows ``N..7`` of a per-seat
-segment are always zero. Cards are indexed by card id (``suit * 13 + rank``, suits ♣ ♦ ♠ ♥, ranks
-2..A; see ``hearts_env.core.cards``).
+segment are always zero (``live_columns(N)`` lists every other entry). Cards are indexed by card id
+(``suit * 13 + rank``, suits ♣ ♦ ♠ ♥, ranks 2..A; see ``hearts_env.core.cards``).
 
 It holds everything the seat may know and nothing else. What it never shows: another seat's hand;
 another seat's chosen pass cards or pass-through declaration before the pass resolves; who passed
@@ -257,6 +257,43 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
         low[start : start + seg.size] = seg.low
         high[start : start + seg.size] = seg.high
     return low, high
+
+
+#: Segments with one row per relative seat (or trick position, or pass target/source): rows ``N..7``
+#: are always zero (``passed_to``'s and ``received_from``'s row 8, the smoosh pool, is not a seat).
+SEAT_ROW_SEGMENTS = ("played_by", "won_by", "trick", "passed_to", "received_from", "void_in")
+#: Segments with one entry per relative seat: entries ``N..7`` are always zero.
+SEAT_ENTRY_SEGMENTS = (
+    "trick_leader",
+    "to_move",
+    "dealer",
+    "pass_through",
+    "kitty_taken",
+    "tricks_won",
+    "points_taken",
+    "totals",
+    "seats",
+)
+
+
+@functools.lru_cache(maxsize=8)
+def live_columns(num_players: int) -> np.ndarray:
+    """Indices (sorted ``int64``) of the entries that can be nonzero with ``num_players`` seats: all
+    but the padded seats ``N..7`` of the per-seat segments, which are zero in every observation of
+    every rule set with N players (1,092 of the 2,577 entries for N = 4). A network's first layer
+    can skip the others exactly: they add nothing and their weights get no gradient."""
+    if not 3 <= num_players <= MAX_SEATS:
+        raise ValueError(f"num_players must be 3..{MAX_SEATS}, got {num_players}")
+    live = np.ones(OBSERVATION_SIZE, bool)
+    for seg in SEGMENTS:
+        start = OFFSETS[seg.name]
+        if seg.name in SEAT_ROW_SEGMENTS:
+            live[start + num_players * seg.width : start + MAX_SEATS * seg.width] = False
+        elif seg.name in SEAT_ENTRY_SEGMENTS:
+            live[start + num_players : start + seg.width] = False
+    result = np.flatnonzero(live)
+    result.flags.writeable = False
+    return result
 
 
 def segment(vector: np.ndarray, name: str) -> np.ndarray:
@@ -894,6 +931,7 @@ __all__ = [
     "decode_observation",
     "encode",
     "encode_view",
+    "live_columns",
     "observation_bounds",
     "rule_features",
     "rules_block",
