@@ -6,7 +6,9 @@ each step the engine produces the legal masks ``(B, 68)`` and the observations `
 move (``hearts_env.env.encoding``, 2,577 float32 per row, written into a reused buffer as a rollout
 would). ``--obs packed`` produces them packed losslessly instead (``observe_packed``: the card rows as
 52-bit masks plus the other segments, a twelfth of the bytes, exactly unpackable to the vectors);
-``--obs none`` produces masks only. A decision is one row's action: B per step.
+``--obs none`` produces masks only. ``--obs ceiling`` writes zeros over the same float32 buffer instead
+of observations: a memset of the bytes the vectors take, so its figure is the most any observation
+builder could reach on top of this engine at this batch size. A decision is one row's action: B per step.
 
 Peer: OpenSpiel's ``hearts`` played whole in C++ by ``pyspiel.evaluate_bots`` with
 ``pyspiel.make_uniform_random_bot`` for every seat; it produces no observations. Its decisions are its
@@ -17,7 +19,7 @@ The two run in alternating rounds in one process, so machine noise hits both; ea
 over rounds. Peak memory per deal is the process's peak resident memory growth while ours ran, divided by
 B (on CUDA: ``torch.cuda.max_memory_allocated`` / B), beside the exact bytes of the state tensors per row.
 
-    python benchmarks/batched_speed.py --device cpu --batch 4096 [--obs full|packed|none] [--seconds 3]
+    python benchmarks/batched_speed.py --device cpu --batch 4096 [--obs full|packed|none|ceiling] [--seconds 3]
         [--rounds 3] [--threads 1]
 
 Last line: ``ours=<decisions/s> peer=<decisions/s> ratio=<ours/peer>``.
@@ -59,7 +61,7 @@ class Ours:
         self.rss_before = _rss_bytes()
         self.engine = BatchedHearts(Rules.preset("standard"), batch, device=self.device, seed=seed)
         self.policy = UniformRandomPolicy(self.device, seed=seed + 1)
-        full = observations == "full"
+        full = observations in ("full", "ceiling")
         self.obs = torch.empty(batch, self.engine.observation_size, device=self.device) if full else None
         self.packed = self.engine.observe_packed() if observations == "packed" else None  # reused buffers
         self.batch = batch
@@ -68,7 +70,9 @@ class Ours:
     def step(self) -> None:
         self.engine.step(self.policy(self.engine))
         mask = self.engine.legal_mask()
-        if self.obs is not None:
+        if self.observations == "ceiling":
+            self.obs.zero_()  # the bytes of the vectors written, none of the work of computing them
+        elif self.obs is not None:
             self.engine.observe(out=self.obs)
         elif self.packed is not None:
             self.engine.observe_packed(out=self.packed)
@@ -123,7 +127,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (the median is reported)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (OpenSpiel's loop uses one)")
     parser.add_argument(
-        "--obs", default="full", choices=["full", "packed", "none"], help="observation vectors, packed, or none"
+        "--obs",
+        default="full",
+        choices=["full", "packed", "none", "ceiling"],
+        help="observation vectors, packed, none, or zeros written over the vectors' bytes (the ceiling)",
     )
     parser.add_argument("--no-peer", action="store_true", help="skip OpenSpiel (peer=0)")
     args = parser.parse_args()
@@ -133,6 +140,7 @@ def main() -> None:
         "none": "masks only",
         "packed": "packed observations and masks",
         "full": f"observations ({ours.engine.observation_size} float32) and masks",
+        "ceiling": f"masks, and zeros over {ours.engine.observation_size} float32 per row (the ceiling)",
     }[args.obs]
     print(f"ours: batch {args.batch} on {args.device}, {args.threads} thread(s), {what}", flush=True)
     mine, peer = [], []
