@@ -465,3 +465,135 @@ def test_import_without_gymnasium_and_pettingzoo() -> None:
         "print(hearts_env.env.encoding.OBSERVATION_SIZE > 0, Deal().num_players)\n"
     )
     assert out == "True 4"
+
+
+# ---------------------------------------------------------------------------------------------
+# the default illegal-move reward: never better than playing on
+# ---------------------------------------------------------------------------------------------
+
+
+def returns_to_go(env: raw_env, rng: random.Random) -> list[tuple[float, float]]:
+    """Random legal play to the end; at every decision (the default illegal reward of the seat to
+    move, what that seat's rewards from there on summed to)."""
+    seen: list[tuple[str, float, float]] = []  # (agent, penalty, its return before the decision)
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    while env.agents:
+        agent = env.agent_selection
+        obs, _, terminated, _, _ = env.last()
+        if terminated:
+            env.step(None)
+            continue
+        seen.append((agent, env.illegal_move_reward(agent), returns[agent]))
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        for a, r in env.rewards.items():
+            returns[a] += r
+    return [(penalty, returns[agent] - before) for agent, penalty, before in seen]
+
+
+@pytest.mark.parametrize(
+    ("preset", "options"),
+    [
+        ("standard", {}),
+        ("standard", {"reward_scale": 1 / 26, "final_rank_reward": [1, 0, 0, -1]}),
+        ("omnibus", {"final_rank_reward": [3, 2, 1, 0]}),
+        ("spot_hearts", {"reward_scale": 0.5}),
+        ("five_player", {}),
+        ("openspiel_default", {"final_rank_reward": [1, 0, 0, -1]}),  # no threshold: one deal
+    ],
+)
+def test_match_illegal_reward_is_below_every_legal_continuation(preset: str, options: dict) -> None:
+    env = raw_env(rules=preset, episode="match", **options)
+    rules = env.rules
+    scale = abs(options.get("reward_scale", 1.0))
+    worst_rank = min(options.get("final_rank_reward", [0.0]))
+    threshold = rules.game_end_threshold
+    # The bound, reasoned: a seat enters a match's last deal with at most threshold - 1 and takes at
+    # most one deal's worst in it (in these presets every penalty card: the moon's value is the
+    # penalty total, no sun, no no-trick adjustment); a match without a threshold is one deal.
+    worst = rules.tables.penalty_total
+    most = worst if threshold is None else threshold - 1 + worst
+    env.reset(seed=0)
+    assert env.illegal_move_reward() < -most * scale + worst_rank + 1e-9
+    rng = random.Random(1)
+    for episode in range(3):
+        env.reset(seed=episode)
+        pairs = returns_to_go(env, rng)
+        assert pairs
+        for penalty, to_go in pairs:
+            assert penalty <= to_go, (penalty, to_go)
+        if threshold is not None:
+            assert all(t <= threshold - 1 + worst for t in env.match.totals)
+
+
+def test_match_illegal_reward_from_the_wrapped_env() -> None:
+    for fast in (True, False):
+        env = wrap(raw_env(episode="match"), fast=fast)
+        env.reset(seed=0)
+        obs, *_ = env.last()
+        offender = env.agent_selection
+        env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+        assert env.rewards[offender] == -126.0  # threshold 100 + one deal's 26
+    ranked = make_env(episode="match", reward_scale=1 / 26, final_rank_reward=[1, 0, 0, -1])
+    ranked.reset(seed=0)
+    obs, *_ = ranked.last()
+    offender = ranked.agent_selection
+    ranked.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert ranked.rewards[offender] == pytest.approx(-126 / 26 - 1)
+    single = make_env(rules="openspiel_default", episode="match")  # no threshold: a one-deal match
+    single.reset(seed=0)
+    obs, *_ = single.last()
+    offender = single.agent_selection
+    single.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert single.rewards[offender] == -26.0
+
+
+def test_match_illegal_reward_grows_with_a_negative_total() -> None:
+    # After a moon shot subtracted from the shooter a seat's total is below zero, and it can take
+    # that much more before the match ends: the wrapped env's default follows the offender's total.
+    env = make_env(episode="match")
+    env.reset(seed=3, options={"totals": [-40, 10, 0, 0]})
+    bare = env.unwrapped
+    assert bare.illegal_move_reward("player_0") == -166.0
+    assert bare.illegal_move_reward("player_1") == -126.0
+    obs, *_ = env.last()
+    offender = env.agent_selection
+    expected = bare.illegal_move_reward(offender)
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert env.rewards[offender] == expected
+
+
+def test_illegal_reward_counts_what_can_prolong_a_match() -> None:
+    from hearts_env.env.aec import illegal_move_reward, most_points_to_come
+
+    assert most_points_to_come(Rules(), "deal") == 26
+    assert most_points_to_come(Rules(), "match") == 126
+    assert most_points_to_come(Rules(), "match", total=-30) == 156
+    assert most_points_to_come(Rules(), "match", total=50) == 126  # never milder than at 0
+    assert most_points_to_come(Rules(exact_score_resets={50: 0, 60: 70}), "match") == 126 + 50
+    assert most_points_to_come(Rules(tie_for_lowest="play_another_deal"), "match") == 126 + 26
+    assert most_points_to_come(Rules(game_end_threshold=None, instant_win={"score": 20}), "match") == 26
+    assert illegal_move_reward(Rules(), "match", -2.0, [5, 1, 0, -3]) == -252.0 - 3
+    assert illegal_move_reward(Rules(), "deal", 0.5) == -13.0
+
+
+# ---------------------------------------------------------------------------------------------
+# action types
+# ---------------------------------------------------------------------------------------------
+
+
+def test_raw_env_accepts_integer_kinds_and_rejects_the_rest_clearly() -> None:
+    env = raw_env()
+    env.reset(seed=4)
+    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()
+    for bad in (np.array([legal[0]]), float(legal[0]), True, np.bool_(False), np.float32(legal[0]), "5", None):
+        with pytest.raises(IllegalActionError) as err:
+            env.step(bad)  # type: ignore[arg-type]
+        message = str(err.value)
+        assert repr(bad) in message and "legal:" in message and f"({legal[0]})" in message
+        assert err.value.legal == legal
+    assert env.deal.actions == []
+    env.step(np.array(legal[0]))  # a 0-d integer array
+    assert env.deal.actions == [legal[0]]
+    second = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]
+    env.step(np.uint8(second))
+    assert env.deal.actions == [legal[0], int(second)]

@@ -142,3 +142,43 @@ def test_maskable_ppo_trains_on_it() -> None:
     obs, _ = env.reset(seed=1)
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
     assert env.unwrapped.action_masks()[int(action)]
+
+
+def test_resigning_a_match_by_an_illegal_move_never_pays() -> None:
+    env = gymnasium.make("hearts_env/Hearts-v0", episode="match", opponents="heuristic")
+    _, info = env.reset(seed=0)
+    _, penalty, terminated, _, info = env.step(int(np.flatnonzero(~info["action_mask"])[0]))
+    assert terminated and info["illegal_action"]
+    # the most a seat can take in a match: it enters the last deal below 100 and takes at most 26 in it
+    assert penalty < -(99 + 26)
+    rng = np.random.default_rng(0)
+    for seed in range(3):  # random legal play over whole matches returns more (about -111)
+        _, info = env.reset(seed=seed)
+        total, terminated = 0.0, False
+        while not terminated:
+            _, reward, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            total += reward
+        assert penalty < total
+    ranked = HeartsGymEnv(episode="match", opponents="random", reward_scale=1 / 26, final_rank_reward=[1, 0, 0, -1])
+    ranked.reset(seed=1, options={"totals": [-26, 0, 0, 0]})  # after a moon shot: 26 more to take
+    _, reward, *_ = ranked.step(int(np.flatnonzero(~ranked.action_masks())[0]))
+    assert reward == pytest.approx(-(126 + 26) / 26 - 1)
+
+
+def test_action_types_match_the_aec_env() -> None:
+    env = HeartsGymEnv(opponents="random", illegal_action="terminate")
+    env.reset(seed=0)
+    legal = first_legal(env)
+    for bad in (float(legal), np.array([legal]), True, "3", np.float64(legal)):
+        with pytest.raises(IllegalActionError) as err:
+            env.step(bad)  # type: ignore[arg-type]
+        assert repr(bad) in str(err.value) and f"({legal})" in str(err.value)
+    # the same message as the AEC env's for the same value
+    aec = env.aec_env
+    with pytest.raises(IllegalActionError) as aec_err:
+        aec.step(float(legal))
+    with pytest.raises(IllegalActionError) as gym_err:
+        env.step(float(legal))
+    assert str(aec_err.value) == str(gym_err.value)
+    env.step(np.array(legal))  # a 0-d integer array
+    env.step(np.int32(first_legal(env)))

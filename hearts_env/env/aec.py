@@ -51,8 +51,8 @@ hearts_env.env(rules="standard", episode="deal", render_mode=None, reward_scale=
 - `render_mode`: `None`, `"ansi"` (``render()`` returns the table as text) or `"human"` (prints it).
 - `reward_scale`, `zero_sum`, `final_rank_reward`: see Rewards.
 - `illegal_reward`: the reward of a seat that makes an illegal move under the wrapped env
-  (PettingZoo's `TerminateIllegalWrapper`); default: minus the worst deal score, scaled, so an
-  illegal move is never better than a legal one. The bare `raw_env` raises instead.
+  (PettingZoo's `TerminateIllegalWrapper`); default: `raw_env.illegal_move_reward(agent)`, a value
+  no legal continuation of the episode falls below (see Bad input). The bare `raw_env` raises instead.
 - `render_seat`: `None` renders every hand; a seat index renders only what that seat may see.
 
 ## Observation Space
@@ -111,10 +111,39 @@ episode is truncated.
 
 ## Bad input
 
-The bare `raw_env` raises the engine's `IllegalActionError`, naming the action and the legal ones,
-for an illegal card or an id outside the space, and leaves the game as it was. The wrapped env
-follows PettingZoo's classic convention: an out-of-space action fails an assertion, an illegal
-one ends the episode with `illegal_reward` for the offender.
+An action is a Python `int`, a numpy integer scalar or a 0-d integer array. The bare `raw_env`
+raises the engine's `IllegalActionError`, naming the action and the legal ones, for an illegal
+card, an id outside the space or anything that is not such an integer (a float such as `3.0`, a
+bool, a string, an array of shape `(1,)`), and leaves the game as it was (`as_action` is the
+check, shared with the Gymnasium env). The wrapped env follows PettingZoo's classic convention: an
+out-of-space action fails an assertion, an illegal one ends the episode with `illegal_reward` for
+the offender.
+
+The default `illegal_reward` is `raw_env.illegal_move_reward(agent)`, evaluated when the illegal
+move is made: minus an upper bound on the deal points the offender could still take by playing
+on (`most_points_to_come`), times `abs(reward_scale)`, plus, in match episodes, the lowest
+`final_rank_reward` (the offender ranks last). The bound:
+
+- a deal episode, or a match without `game_end_threshold` (a single deal, whatever `instant_win`
+  says): the worst deal score, `worst_deal_score(rules)` (every penalty card, or the moon's or
+  sun's value added to the others, plus a positive no-trick adjustment): 26 in standard Hearts;
+- a match: it ends after the first deal that takes a total to the threshold, so a seat's total
+  before its last deal is at most `threshold - 1` and the points it can still take are at most
+  `threshold - 1 + worst_deal_score - total` (`total`: its total before the deal in progress).
+  The bound is `threshold + worst_deal_score - min(total, 0)` (126 in standard Hearts, more for a
+  seat whose total is below zero after a moon shot or a bonus card), plus the points each exact-score
+  reset that lowers a total gives back and one more deal when tied leaders replay.
+
+A seat's rewards from any moment to the episode's end sum to minus the deal points it takes, so no
+legal continuation returns less than this (an illegal move at the first decision of a standard
+match: -126, where a uniformly random legal player averages about -110 against three heuristic bots).
+Limits: a reset that lowers a total, or a replayed tie, can recur, and each recurrence beyond the
+first is not counted (no preset has either option); with `zero_sum`, a seat's reward
+is also raised or lowered by the mean of every seat's deal points, which only other seats' moon
+shots (subtracted from the shooter) or negative cards can pull below zero, and the bound holds as
+long as the other seats do not, between them, score fewer than minus the bound over the rest of
+the episode. With `wrap(raw, fast=False)` (PettingZoo's own class, which takes a fixed value) the
+default is the value for a total of 0.
 
 ## Wrappers and speed
 
@@ -135,6 +164,11 @@ about 6 times OpenSpiel's Python loop with `information_state_tensor()` and 30 t
 ## Version History
 
 * v0: first release (encoding version 1).
+* v0, later: the default `illegal_reward` in match episodes is minus the most points a seat can
+  still take before the match ends, and the lowest `final_rank_reward` (it was minus one deal's
+  worst, which made resigning by an illegal move pay in a match); both envs take the same action
+  types (`as_action`): a shaped array such as `np.array([5])` raises `IllegalActionError`, not a
+  `TypeError`, and the Gymnasium env no longer takes a float such as `4.0`.
 """
 
 from __future__ import annotations
@@ -151,8 +185,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from ..core.actions import NUM_ACTIONS
-from ..core.deal import DONE, Deal, seeded_deal
+from ..core.actions import NUM_ACTIONS, action_name
+from ..core.deal import DONE, Deal, mask_to_actions, seeded_deal
+from ..core.errors import IllegalActionError
 from ..core.match import Match
 from ..core.rules import Rules
 from .encoding import OBSERVATION_SIZE, OFFSETS, ObservationEncoder, SeatView, observation_bounds, seat_view
@@ -207,6 +242,69 @@ def worst_deal_score(rules: Rules) -> int:
     t = rules.tables
     worst = max(t.penalty_total, t.moon_value, rules.sun_value if rules.sun_enabled else 0)
     return worst + max(0, rules.no_tricks_adjustment)
+
+
+def most_points_to_come(rules: Rules, episode: str = "deal", total: int = 0) -> int:
+    """An upper bound on the deal points one seat can still score in an episode that has not ended,
+    counting the deal in progress: ``total`` is the seat's match total before that deal.
+
+    A deal episode (or a match without ``game_end_threshold``, which is one deal) is one deal:
+    ``worst_deal_score``. A match ends after the first deal that takes a total to the threshold, so a
+    seat enters its last deal with at most ``threshold - 1`` and leaves it with at most
+    ``threshold - 1 + worst_deal_score``; the points still to come are that minus ``total`` (more
+    when ``total`` is below zero, after a moon shot or a bonus card). The bound used is
+    ``threshold + worst_deal_score - min(total, 0)``, one point more than that, plus, for rules
+    that can prolong a match, the points each exact-score reset that lowers a total gives back
+    (counted once each) and one more deal if tied leaders replay (``tie_for_lowest``)."""
+    worst = worst_deal_score(rules)
+    threshold = rules.game_end_threshold
+    if episode != "match" or threshold is None:
+        return worst
+    points = threshold + worst - min(total, 0)
+    points += sum(old - new for old, new in rules.exact_score_resets if new < old)
+    if rules.tie_for_lowest == "play_another_deal":
+        points += worst
+    return points
+
+
+def illegal_move_reward(
+    rules: Rules,
+    episode: str = "deal",
+    reward_scale: float = 1.0,
+    final_rank_reward: Sequence[float] | None = None,
+    total: int = 0,
+) -> float:
+    """The default reward of an illegal move (``illegal_reward``), never better than what playing on
+    legally can bring: minus ``most_points_to_come`` (``total``: the offender's match total before
+    the deal in progress), times ``abs(reward_scale)``, plus in match episodes the lowest
+    ``final_rank_reward`` (the offender ranks last)."""
+    reward = -most_points_to_come(rules, episode, total) * abs(reward_scale)
+    if episode == "match" and final_rank_reward is not None and len(final_rank_reward):
+        reward += min(float(x) for x in final_rank_reward)
+    return float(reward)
+
+
+def as_action(action: object, legal: int) -> int:
+    """``action`` as a plain ``int``: a Python int, a numpy integer scalar or a 0-d integer array.
+    Anything else (a float, a bool, a string, an array with a shape) raises ``IllegalActionError``
+    naming the value and the legal actions (``legal``: their bitmask). Both environments check
+    their actions here; whether the integer is legal is the engine's (or the caller's) check."""
+    if type(action) is int:
+        return action
+    if isinstance(action, np.integer) or (
+        isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu"
+    ):
+        return int(action)
+    if isinstance(action, int) and not isinstance(action, bool):  # an int subclass (IntEnum)
+        return int(action)
+    legal_list = mask_to_actions(legal)
+    names = " ".join(f"{action_name(a)} ({a})" for a in legal_list) or "none"
+    raise IllegalActionError(
+        f"actions are integers 0..{NUM_ACTIONS - 1} (a Python int, a numpy integer or a 0-d integer array; "
+        f"see hearts_env.core.actions), got {action!r} of type {type(action).__name__}; legal: {names}",
+        -1,
+        legal_list,
+    )
 
 
 _DEAL_PINS = ("hands", "kitty", "dealer", "pass_kind", "totals")
@@ -376,8 +474,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             return
         deal = self._deal
         assert deal is not None
-        if type(action) is not int and isinstance(action, np.integer):
-            action = int(action)
+        if type(action) is not int:
+            action = as_action(action, deal.legal_mask())
         seat = deal.current_player
         phase = deal.phase
         game = self._match if self._match is not None else deal
@@ -394,6 +492,14 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             self.agent_selection = self.possible_agents[self._deal.current_player]
         if self.render_mode == "human":
             self.render()
+
+    def illegal_move_reward(self, agent: str | None = None) -> float:
+        """The default ``illegal_reward`` of ``agent`` (default: the agent to move) now: no legal
+        continuation of the episode gives it less (``illegal_move_reward`` of the module, with its
+        match total before the deal in progress)."""
+        seat = self._seat_of[self.agent_selection if agent is None else agent]
+        total = self._match.totals[seat] if self._match is not None else 0
+        return illegal_move_reward(self.rules, self.episode, self.reward_scale, self.final_rank_reward, total)
 
     def _clear_step(self) -> None:
         for a in self.rewards:
@@ -525,9 +631,13 @@ class _Direct:
 
 
 class _TerminateIllegal(_Direct, wrappers.TerminateIllegalWrapper):
-    def __init__(self, env: raw_env, illegal_reward: float) -> None:
-        super().__init__(env, illegal_reward)
+    """``illegal_reward=None``: the offender's ``raw_env.illegal_move_reward()`` at the time of the move."""
+
+    def __init__(self, env: raw_env, illegal_reward: float | None) -> None:
+        start = illegal_move_reward(env.rules, env.episode, env.reward_scale, env.final_rank_reward)
+        super().__init__(env, start if illegal_reward is None else illegal_reward)
         self._bare = env
+        self._default_illegal = illegal_reward is None
 
     def observe(self, agent: str) -> dict[str, np.ndarray] | None:
         # TerminateIllegalWrapper.observe: remember the mask the agent to move saw
@@ -550,6 +660,8 @@ class _TerminateIllegal(_Direct, wrappers.TerminateIllegalWrapper):
                 self._prev_info = None
                 self.env.step(action)
                 return
+        if self._default_illegal and self._bare.agents:
+            self._illegal_value = self._bare.illegal_move_reward()  # the offender's, should it be illegal
         super().step(action)
 
 
@@ -650,10 +762,13 @@ class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):
 
 
 def wrap(raw: raw_env, *, illegal_reward: float | None = None, fast: bool = True) -> AECEnv:
-    """PettingZoo's classic wrapper chain around ``raw``. ``fast=False``: the unmodified classes."""
-    if illegal_reward is None:
-        illegal_reward = -worst_deal_score(raw.rules) * abs(raw.reward_scale)
+    """PettingZoo's classic wrapper chain around ``raw``. ``fast=False``: the unmodified classes.
+
+    ``illegal_reward=None``: the offender's ``raw.illegal_move_reward()`` when it moves illegally;
+    with ``fast=False`` (PettingZoo's class takes a fixed value) the value for a total of 0."""
     if not fast:
+        if illegal_reward is None:
+            illegal_reward = illegal_move_reward(raw.rules, raw.episode, raw.reward_scale, raw.final_rank_reward)
         env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
         env = wrappers.AssertOutOfBoundsWrapper(env)
         return wrappers.OrderEnforcingWrapper(env)
@@ -667,4 +782,17 @@ def env(illegal_reward: float | None = None, **options: Any) -> AECEnv:
     return wrap(raw_env(**options), illegal_reward=illegal_reward)
 
 
-__all__ = ["EPISODES", "HeartsDiscrete", "env", "load_rules", "mask_array", "rank_rewards", "raw_env", "wrap"]
+__all__ = [
+    "EPISODES",
+    "HeartsDiscrete",
+    "as_action",
+    "env",
+    "illegal_move_reward",
+    "load_rules",
+    "mask_array",
+    "most_points_to_come",
+    "rank_rewards",
+    "raw_env",
+    "worst_deal_score",
+    "wrap",
+]

@@ -27,9 +27,18 @@ while True:
 - ``opponents``: one bot spec (``"heuristic"``, ``"random"``) or bot object for every other seat,
   or a list with one per other seat, in seat order after the learner. Bots are re-seeded from
   ``reset(seed=...)``, so a seeded episode replays exactly.
-- ``illegal_action``: ``"terminate"`` (default: the episode ends with ``illegal_reward``, minus the
-  worst deal score unless given, and ``info["illegal_action"] = True``) or ``"raise"`` (the
-  engine's ``IllegalActionError``; the state is unchanged).
+- ``illegal_action``: ``"terminate"`` (default: the episode ends with ``illegal_reward`` and
+  ``info["illegal_action"] = True``) or ``"raise"`` (the engine's ``IllegalActionError``; the state
+  is unchanged). An integer outside ``0..67`` is an illegal action like any other.
+- ``illegal_reward``: unless given, the AEC env's default for the learner at that moment
+  (``raw_env.illegal_move_reward``): in a deal episode minus the worst deal score; in a match
+  minus the most points the learner could still take before the match ends
+  (``game_end_threshold`` plus the worst deal score, more if its total is below zero), and the
+  lowest ``final_rank_reward``; all scaled by ``abs(reward_scale)``. So resigning by an illegal
+  move is never better than playing on (see the AEC env's documentation for the exact bound).
+- Actions are Python ints, numpy integer scalars or 0-d integer arrays, as in the AEC env;
+  anything else (a float such as ``4.0``, a bool, a string, an array of shape ``(1,)``) raises
+  ``IllegalActionError`` naming the value and the legal actions, whatever ``illegal_action`` says.
 """
 
 from __future__ import annotations
@@ -45,7 +54,7 @@ from gymnasium import spaces
 from ..bots import Bot, make_bot
 from ..core.actions import NUM_ACTIONS
 from ..core.rules import Rules
-from .aec import load_rules, raw_env, worst_deal_score
+from .aec import as_action, load_rules, raw_env
 from .encoding import OBSERVATION_SIZE, observation_bounds
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
@@ -93,9 +102,8 @@ class HeartsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.seat_option = seat
         self.seat = 0 if seat == "random" else int(seat)
         self.illegal_action = illegal_action
-        self.illegal_reward = (
-            float(illegal_reward) if illegal_reward is not None else -worst_deal_score(loaded) * abs(reward_scale)
-        )
+        #: ``None``: the default, ``aec_env.illegal_move_reward`` of the learner at the illegal move.
+        self.illegal_reward = float(illegal_reward) if illegal_reward is not None else None
         self.render_mode = render_mode
         low, high = observation_bounds()
         self.observation_space = spaces.Box(low, high, (OBSERVATION_SIZE,), np.float32)
@@ -141,12 +149,14 @@ class HeartsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         if self._over:
             raise RuntimeError("the episode is over; call reset()")
         aec = self._aec
-        action = int(action)
+        if type(action) is not int:
+            action = as_action(action, aec.deal.legal_mask())
         if self.illegal_action == "terminate" and not (0 <= action < NUM_ACTIONS and self.action_masks()[action]):
+            reward = self.illegal_reward if self.illegal_reward is not None else aec.illegal_move_reward(self._agent)
             self._over = True
             info = self._info()
             info["illegal_action"] = True
-            return self._observation(), self.illegal_reward, True, False, info
+            return self._observation(), reward, True, False, info
         self._deal_info = {}
         aec.step(action)
         reward = aec.rewards[self._agent]
