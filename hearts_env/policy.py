@@ -11,9 +11,18 @@ A model directory (written by ``training.export.export_model``) holds:
 
 ``load_policy(path, rules)`` refuses (``ModelError``, naming what mismatched) a model whose weights
 are truncated, corrupt or altered (sha256), whose arrays do not match its network config, whose
-encoding version or observation size differ from the current encoding's, or whose rules differ
-from the rules it is asked to play. ``load_bot(path, rules, seed)`` wraps the policy in the bot
-protocol (``act(observation) -> int``) that ``make_bot("models/<name>")`` returns.
+encoding version, observation size or number of actions differ from the current encoding's (or
+its card contradicts its network config), or whose rules differ from the rules it is asked to
+play in an option that changes the observation or the play (``rules_difference``: who deals
+first, ``first_dealer``, does not count, nor an option neither rule set uses). ``load_bot(path,
+rules, seed)`` wraps the policy in the bot protocol (``act(observation) -> int``) that
+``make_bot("models/<name>")`` returns.
+
+A model is named by its directory. ``resolve_model`` (used by ``load_policy``, so by ``make_bot``,
+the Gymnasium env's ``opponents`` and the tournaments) tries the path as given, then, for a
+relative ``models/<name>`` or a bare ``<name>``, the shipped model ``SHIPPED_MODELS_DIR/<name>``
+(the ``models/`` directory next to the package), so ``models/ppo-standard`` works from any
+directory; when neither is a model, ``ModelError`` lists where it looked.
 
 The forward pass here is the reference for ``training.network``: both build their parameter
 shapes from ``parameter_shapes(config)``, and the tests hold the two outputs equal.
@@ -405,10 +414,90 @@ def effective_rules(rules: Rules) -> dict[str, Any]:
     return out
 
 
+#: Options that never change the observation or the play of a seat: who deals the first deal of a
+#: match (``first_dealer``; the dealer of every deal is in the observation, and the cards, the
+#: legal moves and the scoring do not depend on who was first).
+IGNORED_OPTIONS = frozenset({"first_dealer"})
+
+
+def _dead_options(rules: Rules) -> set[str]:
+    """Options that have no effect under ``rules`` and are left out of the observation (the
+    encoding's ``rule_features`` writes them only when they apply): the kitty's taker without a
+    kitty, the bonus card's points without a bonus card, the pass count without passing."""
+    dead = set()
+    if rules.tables.kitty_size == 0:
+        dead.add("kitty_taker")
+    if rules.bonus_card == "none":
+        dead.add("bonus_card_points")
+    if not rules.passing_enabled:
+        dead.add("pass_count")
+    return dead
+
+
 def rules_difference(model_rules: Rules, asked: Rules) -> list[str]:
-    """``option: model X, asked Y`` for every option in which the two rule sets differ."""
+    """``option: model X, asked Y`` for every option in which the two rule sets differ in a way that
+    matters to a model: options in ``IGNORED_OPTIONS`` and options neither rule set uses (a kitty
+    taker with no kitty in either, a bonus card's points with no bonus card in either, a pass count
+    with passing off in both) do not count; every option the observation vector or the play
+    depends on does."""
     a, b = effective_rules(model_rules), effective_rules(asked)
-    return [f"{k}: model {a[k]!r}, asked {b[k]!r}" for k in a if a[k] != b.get(k)]
+    skip = IGNORED_OPTIONS | (_dead_options(model_rules) & _dead_options(asked))
+    return [f"{k}: model {a[k]!r}, asked {b[k]!r}" for k in a if k not in skip and a[k] != b.get(k)]
+
+
+#: The models shipped with hearts_env: ``models/`` next to the ``hearts_env`` package (in a
+#: checkout, and so in an editable install: the repository's ``models/``).
+SHIPPED_MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+
+
+def shipped_models() -> list[str]:
+    """The names of the model directories in ``SHIPPED_MODELS_DIR`` (none when it does not exist)."""
+    if not SHIPPED_MODELS_DIR.is_dir():
+        return []
+    return sorted(p.name for p in SHIPPED_MODELS_DIR.iterdir() if is_model_dir(p))
+
+
+def model_candidates(spec: str | Path) -> list[Path]:
+    """Where the model ``spec`` names is looked for, in order: the path as given (relative to the
+    current directory), then, for a relative ``models/<name>`` or a bare ``<name>``,
+    ``SHIPPED_MODELS_DIR / <name>``."""
+    path = Path(spec).expanduser()
+    out = [path]
+    parts = path.parts
+    if not path.is_absolute() and (len(parts) == 1 or (len(parts) == 2 and parts[0] == "models")):
+        name = parts[-1]
+        if name not in (".", ".."):
+            shipped = SHIPPED_MODELS_DIR / name
+            if shipped.resolve() != path.resolve():
+                out.append(shipped)
+    return out
+
+
+def find_model(spec: str | Path) -> Path | None:
+    """The model directory ``spec`` names (see ``model_candidates``), or ``None``."""
+    return next((p for p in model_candidates(spec) if is_model_dir(p)), None)
+
+
+def resolve_model(spec: str | Path) -> Path:
+    """The model directory ``spec`` names: the path itself when it is one, else for
+    ``models/<name>`` or ``<name>`` the shipped model of that name, so a model path works from any
+    directory. ``ModelError`` says where it looked."""
+    candidates = model_candidates(spec)
+    for path in candidates:
+        if is_model_dir(path):
+            return path
+    if len(candidates) == 1:
+        read_model_card(candidates[0])  # raises, saying why
+    looked = "; ".join(f"{p.resolve()} ({_why_not_model(p)})" for p in candidates)
+    shipped = shipped_models()
+    known = f"; shipped models: {', '.join(shipped)}" if shipped else ""
+    raise ModelError(spec, f"not a model directory: looked for {CARD_FILE} in {looked}{known}")
+
+
+def _why_not_model(path: Path) -> str:
+    if not path.is_dir():
+        return "does not exist" if not path.exists() else "not a directory"
+    return f"no {CARD_FILE}"
 
 
 def read_model_card(path: str | Path) -> dict[str, Any]:
@@ -416,9 +505,11 @@ def read_model_card(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     card_path = path / CARD_FILE
     if not path.is_dir():
-        raise ModelError(path, "not a model directory (it does not exist or is not a directory)")
+        raise ModelError(
+            path, f"not a model directory ({path.resolve()} {_why_not_model(path)}; a model is a directory)"
+        )
     if not card_path.is_file():
-        raise ModelError(path, f"not a model directory: it has no {CARD_FILE}")
+        raise ModelError(path, f"not a model directory: it has no {CARD_FILE} ({card_path.resolve()})")
     try:
         card = json.loads(card_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
@@ -453,8 +544,10 @@ def load_policy(
 
     ``rules`` (a ``Rules``, preset name or rule file) are the rules it is asked to play; ``None``
     skips that check (it plays the rules on its card). ``encoding_version`` and ``obs_dim`` default
-    to the current encoding's; pass them only to check a model of a synthetic encoding (tests)."""
-    path = Path(path)
+    to the current encoding's; pass them only to check a model of a synthetic encoding (tests).
+    ``path`` is resolved by ``resolve_model``: ``models/<name>`` and ``<name>`` also find the
+    shipped model from outside the repository."""
+    path = resolve_model(path)
     card = read_model_card(path)
     if card.get("format") != MODEL_FORMAT:
         raise ModelError(path, f"unknown model format {card.get('format')!r}; this hearts_env reads {MODEL_FORMAT!r}")
@@ -462,6 +555,12 @@ def load_policy(
         config = validate_config(card.get("network"))
     except ValueError as err:
         raise ModelError(path, f"invalid network config: {err}") from None
+    if card.get("num_actions") != config["num_actions"]:
+        raise ModelError(
+            path,
+            f"num_actions mismatch inside the model card: num_actions={card.get('num_actions')!r}, "
+            f"network num_actions={config['num_actions']}",
+        )
     if config["num_actions"] != NUM_ACTIONS:
         raise ModelError(
             path, f"action space mismatch: the model has {config['num_actions']} actions, hearts_env has {NUM_ACTIONS}"
@@ -547,15 +646,18 @@ def load_bot(
 
 
 def is_model_dir(path: str | Path) -> bool:
-    """Whether ``path`` looks like an exported model directory (it has a ``model.json``)."""
-    return (Path(path) / CARD_FILE).is_file()
+    """Whether ``path`` itself looks like an exported model directory (it has a ``model.json``);
+    ``find_model`` also looks among the shipped models."""
+    return (Path(path).expanduser() / CARD_FILE).is_file()
 
 
 __all__: Sequence[str] = [
     "CARD_FILE",
+    "IGNORED_OPTIONS",
     "MASK_VALUE",
     "MODEL_FORMAT",
     "NETWORK_KINDS",
+    "SHIPPED_MODELS_DIR",
     "WEIGHTS_FILE",
     "ModelBot",
     "ModelError",
@@ -563,13 +665,17 @@ __all__: Sequence[str] = [
     "choose_action",
     "current_encoding",
     "effective_rules",
+    "find_model",
     "is_model_dir",
     "load_bot",
     "load_policy",
     "masked_logits",
+    "model_candidates",
     "parameter_shapes",
     "read_model_card",
+    "resolve_model",
     "rules_difference",
     "sha256_file",
+    "shipped_models",
     "validate_config",
 ]

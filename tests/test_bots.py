@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -295,3 +298,39 @@ def test_heuristic_special_decisions() -> None:
         mask = np.zeros(68, np.int8)
         mask[[PASS_FROM_HAND, PASS_THROUGH]] = 1
         assert through_bot.act({"observation": encode_view(v, through), "action_mask": mask}) == expected
+
+
+def test_unknown_bot_names_the_real_choices() -> None:
+    with pytest.raises(ValueError) as err:
+        make_bot("foo", Rules())
+    message = str(err.value)
+    assert "'foo'" in message and "random" in message and "heuristic" in message
+    assert "model directory" in message and "models/ppo-standard" in message and "later" not in message
+
+
+def test_model_paths_work_from_any_directory(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hearts_env.policy import SHIPPED_MODELS_DIR, ModelBot, ModelError, resolve_model
+
+    if not (SHIPPED_MODELS_DIR / "ppo-standard" / "model.json").is_file():
+        pytest.skip("no shipped models next to the package")
+    monkeypatch.chdir(tmp_path)  # outside the repository
+    for spec in ("models/ppo-standard", "ppo-standard"):
+        assert resolve_model(spec) == SHIPPED_MODELS_DIR / "ppo-standard"
+        bot = make_bot(spec, "standard", seed=0)
+        assert isinstance(bot, ModelBot)
+    gymnasium = pytest.importorskip("gymnasium")
+    import hearts_env.env.gym_env  # noqa: F401  (registers the Gymnasium env)
+
+    gym = gymnasium.make("hearts_env/Hearts-v0", opponents="models/ppo-standard")
+    gym.reset(seed=0)
+    # a model at the path as given comes first
+    local = tmp_path / "models" / "ppo-standard"
+    shutil.copytree(SHIPPED_MODELS_DIR / "ppo-standard", local)
+    assert resolve_model("models/ppo-standard") == Path("models/ppo-standard")
+    assert make_bot("models/ppo-standard", "standard").policy.card["name"] == "ppo-standard"
+    # a model that is nowhere: the error says where it looked
+    with pytest.raises(ModelError) as err:
+        make_bot("models/no-such-model", "standard")
+    message = str(err.value)
+    assert str(tmp_path / "models" / "no-such-model") in message
+    assert str(SHIPPED_MODELS_DIR / "no-such-model") in message and "ppo-standard" in message

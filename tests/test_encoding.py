@@ -429,3 +429,17 @@ def test_kitty_cards_never_appear() -> None:
                     block = encoding.segment(vec, name)
                     assert not block[:, kitty].any(), name
         assert sum(env.seat_view("player_0").kitty_taken) == len(kitty)
+
+
+def test_decode_observation_takes_a_preset_name_or_a_rule_file(tmp_path) -> None:
+    env = raw_env(rules="omnibus")
+    env.reset(seed=3)
+    vector = env.observe(env.agent_selection)["observation"]
+    expected = decode_observation(vector, Rules.preset("omnibus"))
+    path = tmp_path / "mine.toml"
+    path.write_text(Rules.preset("omnibus").to_toml())
+    assert decode_observation(vector, "omnibus") == expected
+    assert decode_observation(vector, path) == expected
+    assert decode_observation(vector, str(path)) == expected
+    with pytest.raises(ValueError, match="other rules"):
+        decode_observation(vector, "standard")

@@ -582,3 +582,57 @@ def test_mlp_reading_live_columns_equals_the_full_network(num_players: int) -> N
 def test_mlp_input_columns_out_of_range_are_refused() -> None:
     with pytest.raises(ValueError, match="input_columns"):
         MLPNetwork(mlp_config(OBS_DIM, hidden=(8,)), input_columns=[0, OBS_DIM])
+
+
+def test_refuses_a_card_whose_num_actions_contradicts_its_network(tmp_path: Path) -> None:
+    path = export(make_net("mlp"), tmp_path)
+    edit_card(path, num_actions=10)
+    with pytest.raises(ModelError, match=r"num_actions mismatch inside the model card: num_actions=10, network"):
+        load(path)
+    card = json.loads((path / CARD_FILE).read_text())
+    del card["num_actions"]
+    (path / CARD_FILE).write_text(json.dumps(card))
+    with pytest.raises(ModelError, match="num_actions mismatch inside the model card: num_actions=None"):
+        load(path)
+
+
+def test_rules_that_change_neither_observation_nor_play_do_not_count(tmp_path: Path) -> None:
+    from hearts_env.policy import rules_difference
+
+    path = export(make_net("mlp"), tmp_path)
+    standard = Rules.preset("standard")
+    load(path, Rules.preset("standard", first_dealer=2))  # who deals first
+    load(path, Rules.preset("standard", bonus_card_points=-5))  # a bonus card's points, with no bonus card
+    load(path, Rules.preset("standard", kitty_taker="one_card_per_trick"))  # a kitty taker, with no kitty
+    assert rules_difference(standard, Rules.preset("standard", first_dealer=0)) == []
+    # ... but every option the observation or the play depends on still does
+    for changed in (
+        {"bonus_card": "JD", "bonus_card_points": -5},
+        {"dealer_rotation": "counterclockwise"},
+        {"sun_value": 40},
+        {"pass_cycle": ["left", "right"]},
+    ):
+        with pytest.raises(ModelError, match="rules mismatch"):
+            load(path, Rules.preset("standard", **changed))
+    kitty = Rules.preset("three_player_kitty")
+    assert rules_difference(kitty, kitty.replace(kitty_taker="one_card_per_trick"))
+    no_pass = Rules.preset("standard", passing_enabled=False)
+    assert rules_difference(no_pass, no_pass.replace(pass_count=2)) == []
+    assert rules_difference(standard, standard.replace(pass_count=2))
+
+
+def test_ignored_rule_options_are_not_in_the_observation() -> None:
+    from hearts_env.env.encoding import rules_block
+    from hearts_env.policy import IGNORED_OPTIONS
+
+    standard = Rules.preset("standard")
+    assert {"first_dealer"} == IGNORED_OPTIONS
+    for rules in (
+        standard.replace(first_dealer=1),
+        standard.replace(bonus_card_points=-3),
+        standard.replace(kitty_taker="first_penalty_taker"),
+        standard.replace(passing_enabled=False).replace(pass_count=1),
+    ):
+        base = standard.replace(passing_enabled=False) if not rules.passing_enabled else standard
+        for match in (False, True):
+            assert np.array_equal(rules_block(rules, match), rules_block(base, match))

@@ -11,8 +11,10 @@ an episode (the Gymnasium env does, so seeded episodes replay exactly).
 - ``"random"``: uniform over the mask (``RandomBot``), seeded.
 - ``"heuristic"``: the rule-based yardstick (``HeuristicBot``): reads only the decoded observation.
 - an object that already has ``act``: returned as it is.
-- a path to an exported model directory: played by ``hearts_env.policy.load_bot`` where that
-  module is present (``NotImplementedError`` otherwise).
+- an exported model directory: a path (``models/<name>`` or any other), or the bare name of a
+  shipped model (``ppo-standard``), played by ``hearts_env.policy.load_bot``; a relative
+  ``models/<name>`` or ``<name>`` that is not there from the current directory is looked for among
+  the shipped models (``hearts_env.policy.resolve_model``), so it works from any directory.
 """
 
 from __future__ import annotations
@@ -49,15 +51,16 @@ def make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, se
         return RandomBot(seed)
     if text == "heuristic":
         return HeuristicBot(loaded, seed)
-    if Path(text).suffix or Path(text).exists() or "/" in text or "\\" in text:
-        try:
-            from ..policy import load_bot
-        except ImportError:
-            raise NotImplementedError(
-                f"bot {text!r}: playing exported models is not supported here; use one of {', '.join(BOT_SPECS)}"
-            ) from None
+    from ..policy import find_model, load_bot, shipped_models
+
+    if Path(text).suffix or Path(text).exists() or "/" in text or "\\" in text or find_model(text) is not None:
         return load_bot(text, loaded, seed)
-    raise ValueError(f"unknown bot {text!r}; use one of {', '.join(BOT_SPECS)} (or, later, a model file)")
+    shipped = shipped_models()
+    names = f" or the name of a shipped model ({', '.join(shipped)})" if shipped else ""
+    raise ValueError(
+        f"unknown bot {text!r}; use {', '.join(BOT_SPECS)}, or a model directory: a path such as "
+        f"models/ppo-standard{names}"
+    )
 
 
 def legal_actions(observation: Mapping[str, Any]) -> list[int]:

@@ -96,6 +96,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -613,12 +614,15 @@ def _kind_slot(kind: str, n: int) -> int:
     return PASS_KIND_SLOTS.index(kind)
 
 
-def decode_observation(vector: np.ndarray | Sequence[float], rules: Rules) -> SeatView:
+def decode_observation(vector: np.ndarray | Sequence[float], rules: Rules | str | Path) -> SeatView:
     """The ``SeatView`` an observation vector encodes (the inverse of ``encode_view``).
 
-    Raises ``ValueError`` when the vector's size or its rule segments do not match ``rules``.
+    ``rules``: a ``Rules``, a preset name or a rule file path (``Rules.load``). Raises
+    ``ValueError`` when the vector's size or its rule segments do not match ``rules``.
     Points and totals beyond the clipping range come back clipped.
     """
+    if not isinstance(rules, Rules):
+        rules = Rules.load(rules)
     v = np.asarray(vector, dtype=np.float32)
     if v.shape != (OBSERVATION_SIZE,):
         raise ValueError(f"an observation has shape ({OBSERVATION_SIZE},), got {v.shape}")
