@@ -20,7 +20,9 @@ The helpers ``load_rules_option`` (preset or file plus ``--players`` / ``--set``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import json
 import os
 import random
 import secrets
@@ -64,7 +66,7 @@ from .core.cards import (
 )
 from .core.deal import DEALER_CHOICE, DONE, MOON_CHOICE, PASSING, PLAYING
 from .core.match import DealSummary
-from .core.record import load_record, replay_record, save_record
+from .core.record import load_record, record_of, replay_record
 from .core.rules import default_pass_cycle, pass_offset
 
 if TYPE_CHECKING:  # numpy is imported only when a game is played, so `hearts rules` starts fast
@@ -293,6 +295,25 @@ def points_taken(deal: Deal, kitty: bool = True) -> list[int]:
     return out
 
 
+def forwarded_through(deal: Deal, seat: int) -> dict[tuple[int, int], list[int]]:
+    """The cards a resolved directional pass carried through ``seat`` (a pass-through seat), by
+    ``(from, to)`` seat: what the observation's ``forwarded`` segment shows when
+    ``pass_through_visible`` is on."""
+    offset = pass_offset(deal.pass_kind, deal.num_players) if deal.pass_kind else None
+    out: dict[tuple[int, int], list[int]] = {}
+    if offset is None or not deal.pass_through[seat]:
+        return out
+    n = deal.num_players
+    for src in range(n):
+        for card, dst in deal.passed[src]:
+            q = (src + offset) % n
+            while q != dst and q != src:
+                if q == seat:
+                    out.setdefault((src, dst), []).append(card)
+                q = (q + offset) % n
+    return out
+
+
 # =============================================================================================
 # Narration: what happened at the table, shared by ``play`` (one seat's view) and ``replay``
 # =============================================================================================
@@ -333,7 +354,7 @@ class Narrator:
         n = deal.num_players
         parts = [f"Deal {number}", f"dealer {self.name(deal.dealer)}"]
         if deal.cycle_kind == "dealer_choice":
-            parts.append(f"dealer's choice of pass ({self.name(deal.dealer)} chooses)")
+            parts.append(f"dealer's choice of pass ({self.act(deal.dealer, 'chooses')})")
         else:
             parts.append(self.pass_description(deal))
         line = f"{s.double * 3} {' · '.join(parts)} {s.double * 3}"
@@ -429,6 +450,10 @@ class Narrator:
             who = self.name(p)
             if deal.pass_through[p]:
                 out.append(f"{who} passed through.")
+                if self.viewer is not None and self.rules.pass_through_visible:
+                    for (src, dst), cards in forwarded_through(deal, p).items():
+                        verb = "forward" if who == "You" else "forwards"
+                        out.append(f"{who} {verb} {s.cards(cards)} from {self.name(src)} to {self.name(dst)}.")
             groups: dict[int, list[int]] = {}
             for card, dst in deal.passed[p]:
                 groups.setdefault(dst, []).append(card)
@@ -587,6 +612,7 @@ class PlaySession:
         self.match = Match(rules, seed=seed)
         self.encoder = ObservationEncoder(rules, match_episode=True)
         self.saved: Path | None = None
+        self.save_failed = False
 
     # ---- output
     def say(self, *lines: str) -> None:
@@ -594,13 +620,17 @@ class PlaySession:
             self.write(line)
 
     def save(self) -> Path | None:
+        """Write the game record; ``None`` with ``--no-save``, or when writing failed (said on screen,
+        and ``save_failed`` set)."""
         if self.record_path is None:
             return None
         try:
-            self.saved = save_record(self.match, self.record_path)
+            self.saved = write_game_record(self.match, self.record_path, single_deal=self.single_deal)
         except OSError as err:
-            self.say(self.style.error(f"Could not save the game record to {self.record_path}: {err.strerror}"))
+            self.save_failed = True
+            self.say(self.style.error(f"Could not save the game record to {self.record_path}: {err.strerror or err}"))
             return None
+        self.save_failed = False
         return self.saved
 
     # ---- the game
@@ -867,6 +897,8 @@ def illegal_reason(deal: Deal, card: int, style: Style) -> str:
 
 
 def _read_line(prompt: str) -> str:
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        return input(prompt)  # line editing and history when ``readline`` is loaded (``hearts play`` loads it)
     sys.stdout.write(prompt)
     sys.stdout.flush()
     line = sys.stdin.readline()
@@ -881,6 +913,49 @@ def default_record_dir() -> Path:
         return Path(env).expanduser()
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base).expanduser() / "hearts-env" / "games"
+
+
+def game_record(match: Match, single_deal: bool = False) -> dict[str, Any]:
+    """``record_of(match)``; a single-deal game's record holds its one deal (not the next deal, dealt
+    but never played) and says ``"single_deal": true``, so a replay knows the game is finished."""
+    data = record_of(match)
+    if single_deal:
+        data["single_deal"] = True
+        if match.history and not match.over and not match.deal.actions:
+            data["deals"].pop()
+    return data
+
+
+def write_game_record(match: Match, path: str | Path, single_deal: bool = False) -> Path:
+    """Write ``game_record`` as JSON, atomically (as ``save_record`` does): a partial file never
+    replaces a good one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(game_record(match, single_deal), indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def record_path_problem(path: Path) -> str | None:
+    """Why a game record cannot be written to ``path`` (checked before the game starts), or ``None``.
+    Creates the directory the record goes to, as saving would."""
+    if path.is_dir():
+        return "it is a directory; give a file name, such as " + str(path / "game.json")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        return f"cannot create the directory {path.parent}: {err.strerror or err}"
+    probe = path.with_name(path.name + ".tmp")  # the file saving writes first
+    try:
+        existed = probe.exists()
+        with open(probe, "a", encoding="utf-8"):
+            pass
+        if not existed:
+            probe.unlink()
+    except OSError as err:
+        return f"cannot write there: {err.strerror or err}"
+    return None
 
 
 def new_record_path(seed: int) -> Path:
@@ -906,14 +981,15 @@ def _cmd_play(args: argparse.Namespace) -> int:
     seats = [(args.seat + k) % n for k in range(1, n)]  # the opponents, from the person's left
     if not specs:
         specs = [default_opponent(rules)]
-    if len(specs) == 1:
-        specs = specs * (n - 1)
-    if len(specs) != n - 1:
+    if len(specs) > n - 1:
         print(
-            f"hearts play: --opponents needs one bot or {n - 1} (one per other seat, from your left), got {len(specs)}",
+            f"hearts play: --opponents: {len(specs)} bots for the {n - 1} other seats: give at most one per seat",
             file=sys.stderr,
         )
         return 2
+    from training.evaluate import lineup_of  # as hearts tournament: the last bot fills the remaining seats
+
+    specs = lineup_of(specs, n - 1)
     rng = random.Random(seed)
     bots: dict[int, Any] = {}
     labels: dict[int, str] = {}
@@ -925,6 +1001,17 @@ def _cmd_play(args: argparse.Namespace) -> int:
             return 2
         labels[seat] = spec_label(spec)
     record = None if args.no_save else (Path(args.record) if args.record else new_record_path(seed))
+    if record is not None:
+        problem = record_path_problem(record)
+        if problem:
+            print(
+                f"hearts play: cannot save the game record to {record}: {problem} (or play with --no-save)",
+                file=sys.stderr,
+            )
+            return 2
+    if sys.stdin.isatty():
+        with contextlib.suppress(ImportError):  # not on every platform
+            import readline  # noqa: F401  (arrow keys and history at the prompts)
     style = Style.detect(sys.stdout, args.no_color)
     session = PlaySession(
         rules,
@@ -952,7 +1039,13 @@ def _cmd_play(args: argparse.Namespace) -> int:
         session.save()  # whatever went wrong, the game so far is kept
         raise
     saved = session.save()
-    where = f"Game record saved to {saved}" if saved else "The game was not saved (--no-save)."
+    if saved:
+        where = f"Game record saved to {saved}"
+    elif session.save_failed:
+        where = f"The game record could not be saved to {record}."
+        code = code or 1
+    else:
+        where = "The game was not saved (--no-save)."
     print(f"\n{ending + ' ' if ending else ''}{where}", flush=True)
     if saved:
         print(f"Replay it with: hearts replay {saved}", flush=True)
@@ -979,7 +1072,12 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         deals.append(match.deal)
         summaries.append(None)
     interactive = not args.all and sys.stdin.isatty() and sys.stdout.isatty()
-    status = "match complete" if match.over else "match unfinished"
+    if match.over:
+        status = "match complete"
+    elif record.get("single_deal") is True:  # written by hearts play --deal
+        status = "one-deal game, " + ("unfinished" if match.deal.actions or not match.history else "complete")
+    else:
+        status = "match unfinished"
     print(style.head(f"Game record {args.record} · {n} players · {len(deals)} deal(s) played · {status}"))
 
     def pause() -> bool:
@@ -1078,6 +1176,9 @@ def _cmd_rules(args: argparse.Namespace) -> int:
             print(f"# {args.target}: {PRESET_DESCRIPTIONS[args.target]}")
         print(rules.to_toml(), end="")
         return 0
+    if Path(args.target).is_dir():
+        print(f"hearts rules check: {args.target}: is a directory, not a rule file", file=sys.stderr)
+        return 2
     if not Path(args.target).is_file():
         print(f"hearts rules check: {args.target}: no such file", file=sys.stderr)
         return 2
@@ -1166,8 +1267,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponents",
         nargs="+",
         metavar="BOT",
-        help="random, heuristic or a model directory: one for every opponent, or one per opponent starting on "
-        "your left (default: the shipped model models/ppo-standard where it fits the rules, else heuristic)",
+        help="random, heuristic or a model directory, one per opponent starting on your left; the last fills the "
+        "remaining seats (default: the shipped model models/ppo-standard where it fits the rules, else heuristic)",
     )
     play.add_argument("--seed", type=int, help="fixes the deals and the bots (default: random, printed at the start)")
     play.add_argument("--deal", action="store_true", help="play a single deal instead of a whole match")
@@ -1213,6 +1314,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``hearts`` command. Output into a pipe closed early (``hearts tournament ... | head``) ends
+    quietly with status 1, as Python's documentation recommends, without a traceback."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # inside the try: a closed pipe shows up here at the latest
+        return code
+    except BrokenPipeError:
+        try:  # nothing more can reach the reader: send the rest (and the flush at exit) to devnull
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # no real file descriptor (stdout replaced, as in tests)
+            pass
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in FRONT_ENDS:
         return run_front_end(argv[0], argv[1:])
@@ -1226,8 +1343,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except HeartsError as err:
         print(f"hearts: {err}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0
 
 
 __all__ = [

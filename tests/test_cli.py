@@ -256,6 +256,7 @@ def test_dealer_choice_and_pass_through_menus(tmp_path: Path) -> None:
     child = spawn(args, tmp_path)
     child.expect(MENU)
     assert "You are the dealer: choose this deal's pass." in child.before and "1) pass left" in child.before
+    assert "dealer's choice of pass (You choose)" in child.before
     child.sendline("9")
     child.expect("'9' is not one of the choices")
     child.expect(MENU)
@@ -433,9 +434,12 @@ def test_replay_prints_every_trick_and_hand(tmp_path: Path) -> None:
     child = spawn(["--seed", "3", "--deal", "--opponents", "heuristic", "--record", str(record)], tmp_path)
     play_on(child)
     child.close()
+    data = json.loads(record.read_text())
+    assert len(data["deals"]) == 1 and data["single_deal"] is True  # not the next deal, dealt but never played
     result = hearts("replay", str(record))  # no terminal: prints everything without pausing
     assert result.returncode == 0, result.stderr
     out = result.stdout
+    assert "1 deal(s) played · one-deal game, complete" in out and "unfinished" not in out
     assert "Dealt hands:" in out and out.count("Trick ") == 13 and "Deal scores:" in out
     assert "Seat 0 passes" in out and out.count("Seat 3  ♣") >= 13  # all hands before every trick
     assert hearts("replay", "--all", str(record)).stdout == out
@@ -501,3 +505,228 @@ def test_model_opponents_and_the_shipped_model_default(tmp_path: Path, monkeypat
     assert "Deal scores:" in play_on(child)
     bad = hearts("play", "--opponents", str(tmp_path / "nothing-here"), "--no-save")
     assert bad.returncode == 2 and "nothing-here" in bad.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Error messages, pipes and small things of the command line
+# ---------------------------------------------------------------------------------------------
+
+
+def flat(text: str) -> str:
+    """Help text with argparse's line wrapping undone."""
+    return " ".join(text.split())
+
+
+def test_play_fills_the_remaining_seats_with_the_last_opponent(tmp_path: Path) -> None:
+    args = ["--rules", "omnibus", "--players", "5", "--opponents", "heuristic", "random", "--no-save", "--seed", "1"]
+    result = hearts("play", *args, tmp_path=tmp_path, input="q\n")
+    assert result.returncode == 0, result.stderr
+    assert "P1: heuristic, P2: random, P3: random, P4: random" in result.stdout
+    too_many = hearts("play", "--opponents", "heuristic", "random", "random", "random", "--no-save", input="q\n")
+    assert too_many.returncode == 2 and "4 bots for the 3 other seats" in too_many.stderr
+    play_help, tournament_help = flat(hearts("play", "--help").stdout), flat(hearts("tournament", "--help").stdout)
+    assert "the last fills the remaining seats" in play_help and "the last fills the remaining seats" in tournament_help
+
+
+def test_help_texts() -> None:
+    text = flat(hearts("tournament", "--help").stdout)
+    assert "95% confidence intervals" in text and "%%" not in text
+    assert "%%" not in hearts("--help").stdout
+
+
+def test_record_path_is_checked_before_the_game(tmp_path: Path) -> None:
+    result = hearts("play", "--deal", "--record", str(tmp_path), input="q\n")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"cannot save the game record to {tmp_path}: it is a directory" in result.stderr
+    assert "Deal 1" not in result.stdout  # refused before the game started
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    result = hearts("play", "--deal", "--record", str(blocked / "game.json"), input="q\n")
+    assert result.returncode == 2 and "cannot create the directory" in result.stderr
+
+
+def test_a_failed_save_is_not_reported_as_no_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import hearts_env.cli as cli
+
+    def refuse(*args: Any, **kwargs: Any) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli, "write_game_record", refuse)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    record = tmp_path / "g.json"
+    code = main(["play", "--deal", "--no-color", "--opponents", "random", "--record", str(record)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "Could not save the game record" in out and "No space left on device" in out
+    assert f"You quit. The game record could not be saved to {record}." in out and "--no-save" not in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["rules", "show", "omnibus"], ["tournament", "heuristic", "random", "--deals", "2", "--json", "--no-progress"]],
+    ids=["rules", "tournament"],
+)
+def test_a_closed_pipe_ends_quietly(args: list[str]) -> None:
+    """``hearts ... | head``: the reader is gone before the output is written."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "hearts_env", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr and "Exception" not in result.stderr
+
+
+def test_rules_check_of_a_directory(tmp_path: Path) -> None:
+    result = hearts("rules", "check", str(tmp_path))
+    assert result.returncode == 2 and "is a directory" in result.stderr and "no such file" not in result.stderr
+
+
+@pytest.mark.parametrize("visible", [True, False])
+def test_cards_forwarded_through_a_pass_through_seat_are_shown_when_visible(visible: bool) -> None:
+    from hearts_env.env.encoding import seat_view
+
+    rules = Rules(allow_pass_through=True, pass_through_visible=visible, pass_cycle=["left"])
+    bots = {p: make_bot("heuristic", rules, seed=p) for p in (1, 2, 3)}
+    out = io.StringIO()
+
+    def answer(prompt: str) -> str:
+        out.write(prompt + "\n")
+        if prompt.startswith("Choose"):
+            return "2"  # pass through
+        return "1 2 3" if prompt.startswith("Pass") else "1"
+
+    session = PlaySession(
+        rules, 0, bots, seed=5, single_deal=True, read_line=answer, write=lambda t: out.write(t + "\n")
+    )
+    session.run()
+    deal = session.match.history[0].deal
+    assert deal.pass_through[0]
+    text = out.getvalue()
+    assert "You passed through." in text
+    forwarded = seat_view(deal, 0).forwarded  # what the observation shows the seat
+    lines = re.findall(r"You forward (.*) from East to West\.", text)
+    if visible:
+        assert forwarded and len(lines) == 1
+        assert sorted(parse_card(c) for c in lines[0].split()) == sorted(forwarded)
+    else:
+        assert not forwarded and not lines and "You forward" not in text
+
+
+def test_arrow_keys_edit_the_line(tmp_path: Path) -> None:
+    pytest.importorskip("readline")
+    child = spawn(["--seed", "4", "--deal", "--opponents", "random", "--no-save"], tmp_path)
+    child.expect(PASS)
+    child.send("2 3" + "\x1b[D" * 3 + "1 \r")  # type "2 3", go back to the start, insert "1 "
+    child.expect(r"You pass (.*) to West\.")
+    assert "[D" not in child.before
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+
+
+# ---- hearts train / export: one line and status 2 for a user error, nothing left behind
+
+
+@pytest.fixture(scope="module")
+def tiny_standard_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from test_evaluate import export_tiny_model
+
+    return Path(export_tiny_model(tmp_path_factory.mktemp("models") / "tiny"))
+
+
+TRAIN_ERRORS: list[tuple[list[str], str]] = [
+    (["--config", "nope.toml"], "--config nope.toml: no such file"),
+    (["--rules", "nope"], "--rules nope: invalid rules: unknown preset 'nope'"),
+    (["--init-from", "models/nope"], "--init-from models/nope: not a model directory"),
+    (["--resume", "runs/nope"], "--resume runs/nope: no such run directory"),
+    (["--num-envs", "0"], "--num-envs must be at least 1, got 0"),
+    (["--more-rules", "three_player"], "every rule set must have the same number of players"),
+    (["--hidden", "0"], "--hidden: layer sizes must be at least 1, got [0]"),
+    (["--device", "gpu"], "--device gpu: not a torch device"),
+    (["--init-from", "TINY", "--rules", "microsoft"], "rules mismatch"),
+    (["--pool", "snapshot", "robot"], "--pool: unknown opponent kind(s) robot"),
+]
+
+
+@pytest.mark.parametrize("extra,message", TRAIN_ERRORS, ids=[" ".join(a) for a, _ in TRAIN_ERRORS])
+def test_train_refuses_bad_settings_in_one_line_before_writing_anything(
+    extra: list[str],
+    message: str,
+    tmp_path: Path,
+    tiny_standard_model: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("torch")
+    extra = [str(tiny_standard_model) if a == "TINY" else a for a in extra]
+    runs = tmp_path / "runs"
+    code = main(["train", "--runs-dir", str(runs), "--run-name", "x", "--progress", "false", *extra])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("hearts train: ") and err.count("\n") == 1 and message in err, err
+    assert not runs.exists()  # no empty run directory left behind
+
+
+def test_train_refuses_cuda_without_cuda_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    torch = pytest.importorskip("torch")
+    runs = ["--runs-dir", str(tmp_path / "runs"), "--run-name", "x"]
+    if not torch.cuda.is_available():
+        assert main(["train", *runs, "--device", "cuda"]) == 2
+        assert "--device cuda: CUDA is not available" in capsys.readouterr().err
+    bad_type = tmp_path / "bad.toml"
+    bad_type.write_text('num_envs = "many"\n')
+    assert main(["train", *runs, "--config", str(bad_type)]) == 2
+    assert "num_envs must be a whole number" in capsys.readouterr().err
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text("num_env = 3\n")
+    assert main(["train", *runs, "--config", str(unknown)]) == 2
+    assert "hearts train:" in capsys.readouterr().err
+    run = tmp_path / "runs" / "old"
+    run.mkdir(parents=True)
+    assert main(["train", "--resume", str(run)]) == 2
+    assert "no checkpoint.pt there" in capsys.readouterr().err
+    (run / "checkpoint.pt").write_bytes(b"not a checkpoint")
+    assert main(["train", "--resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "not a valid checkpoint" in err and "weights_only" not in err
+    assert not (tmp_path / "runs" / "x").exists()
+
+
+def test_export_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    torch = pytest.importorskip("torch")
+    from fractions import Fraction
+
+    models = ["--models-dir", str(tmp_path / "models")]
+    garbage = tmp_path / "garbage.pt"
+    garbage.write_bytes(os.urandom(2000))
+    pickled = tmp_path / "pickled.pt"
+    torch.save({"x": Fraction(1, 3)}, pickled)  # a Python object: loading it would need weights_only=False
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(2)}, other)
+    for path, reason in [
+        (garbage, "unreadable"),
+        (pickled, "it holds Python objects (fractions.Fraction)"),
+        (other, "unknown format"),
+        (tmp_path / "nope.pt", "no such file"),
+        (tmp_path, "is a directory"),
+    ]:
+        assert main(["export", str(path), "--name", "m", *models]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("hearts export: ") and err.count("\n") == 1, err
+        assert reason in err and "weights_only" not in err and "Traceback" not in err
+        if path.is_file():
+            assert f"{path}: not a valid checkpoint: " in err
+    (tmp_path / "models" / "m").mkdir(parents=True)
+    assert main(["export", str(garbage), "--name", "m", *models]) == 2
+    err = capsys.readouterr().err
+    assert "exists; pass --overwrite to replace it" in err and "overwrite=True" not in err
+    assert main(["export", str(garbage), "--name", "../m", *models]) == 2
+    assert "a model name is a plain directory name" in capsys.readouterr().err

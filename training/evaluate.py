@@ -667,7 +667,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog or "python -m training.evaluate",
         description="Bots against bots over duplicate deals (each deal replayed with the seats rotated), "
-        "reporting points per deal with 95%% confidence intervals, and win rates with --matches.",
+        "reporting points per deal with 95% confidence intervals, and win rates with --matches.",
         epilog="Example: hearts tournament heuristic random --deals 2000   (heuristic against three random bots)",
     )
     parser.add_argument(

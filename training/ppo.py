@@ -163,15 +163,40 @@ def args_from_dict(data: dict[str, Any], source: str) -> Args:
     return Args(**data)
 
 
+class ConfigError(ValueError):
+    """Settings that cannot start a run (a missing file, a bad value): ``main`` prints the message
+    as one line, before anything is written."""
+
+
 def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, Path | None]:
+    """``Args`` from the command line (``--resume``'s checkpoint, then ``--config``, then flags)
+    and the run directory to resume; ``ConfigError`` says why a file cannot be read."""
     ns = _parser().parse_args(argv)
     data: dict[str, Any] = {}
     resume = Path(ns.resume) if ns.resume else None
     if resume is not None:
-        data.update(load_checkpoint(resume / "checkpoint.pt", restore_rng=False)["args"])
+        if not resume.is_dir():
+            raise ConfigError(f"--resume {resume}: no such run directory")
+        if not (resume / "checkpoint.pt").is_file():
+            raise ConfigError(f"--resume {resume}: no checkpoint.pt there (it is written after the first update)")
+        try:
+            data.update(load_checkpoint(resume / "checkpoint.pt", restore_rng=False)["args"])
+        except (OSError, ValueError) as err:
+            from .export import checkpoint_error
+
+            raise ConfigError(f"--resume {resume}: {checkpoint_error(resume / 'checkpoint.pt', err)}") from None
     if ns.config:
-        with open(ns.config, "rb") as fh:
-            data.update(tomllib.load(fh))
+        try:
+            with open(ns.config, "rb") as fh:
+                data.update(tomllib.load(fh))
+        except FileNotFoundError:
+            raise ConfigError(f"--config {ns.config}: no such file") from None
+        except IsADirectoryError:
+            raise ConfigError(f"--config {ns.config}: is a directory, not a TOML file") from None
+        except OSError as err:
+            raise ConfigError(f"--config {ns.config}: cannot read it: {err.strerror}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+            raise ConfigError(f"--config {ns.config}: not valid TOML: {err}") from None
     for f in dataclasses.fields(Args):
         value = getattr(ns, f.name)
         if value is not None:
@@ -382,7 +407,9 @@ def default_run_name(args: Args) -> str:
 
 
 def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
-    """Run PPO as configured; returns the final metrics (also written to the run directory)."""
+    """Run PPO as configured; returns the final metrics (also written to the run directory). Settings
+    that cannot start a run raise ``ConfigError`` (``check_args``) before anything is written."""
+    check_args(args, resume)
     rules = Rules.load(args.rules)
     all_rules = [rules, *(Rules.load(r) for r in args.more_rules)]
     if args.threads:
@@ -392,7 +419,6 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     torch.manual_seed(args.seed)
     device = torch.device(args.device)
     run_dir = resume if resume is not None else Path(args.runs_dir) / (args.run_name or default_run_name(args))
-    run_dir.mkdir(parents=True, exist_ok=True)
     n = rules.num_players
     B, T = args.num_envs, args.num_steps
 
@@ -409,6 +435,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         network = network.to(device)
     else:
         network = build_network(_network_config(args, obs_dim), n).to(device)
+    run_dir.mkdir(parents=True, exist_ok=True)  # after the engine and network: a failed start leaves no run dir
     optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5, foreach=True)
     sampler = torch.Generator(device=device).manual_seed(args.seed + 1)
     table_rng = np.random.default_rng(args.seed + 2)
@@ -481,12 +508,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     reward_scale = reward_scales(engine)
     kinds = list(args.pool)
     weights = np.asarray(args.pool_weights, dtype=float)
-    bad = sorted(set(kinds) - {"snapshot", "heuristic", "random"})
-    if bad:
-        raise SystemExit(f"pool: unknown opponent kind(s) {bad}; use snapshot, heuristic, random")
-    if len(weights) != len(kinds) or weights.sum() <= 0:
-        raise SystemExit(f"pool_weights {args.pool_weights} must give one positive weight per pool kind {kinds}")
-    weights = weights / weights.sum()
+    weights = weights / weights.sum()  # check_args: one weight >= 0 per kind, not all zero
     heuristic = HeuristicOpponent(engine)
     random_opponent = RandomOpponent()
 
@@ -746,9 +768,135 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path, title: str = 
     return path
 
 
+#: Settings that must be at least 1 (a table, a step, a gradient step...) and at least 0.
+_AT_LEAST_ONE = (
+    "num_envs",
+    "num_steps",
+    "minibatch_size",
+    "update_epochs",
+    "snapshot_every",
+    "max_snapshots",
+    "checkpoint_every",
+    "eval_deals",
+)
+_AT_LEAST_ZERO = ("total_decisions", "imitation_samples", "eval_every", "threads")
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _check_types(args: Args) -> None:
+    """Each setting of the type ``Args`` declares (a TOML file can hold anything)."""
+    for f in dataclasses.fields(Args):
+        value = getattr(args, f.name)
+        kind = str(f.type)
+        if kind.startswith("list"):
+            item = int if "int" in kind else (float if "float" in kind else str)
+            ok = isinstance(value, list) and all(_is_a(v, item) for v in value)
+            want = f"a list of {item.__name__}"
+        else:
+            item = {"int": int, "float": float, "str": str, "bool": bool}[kind]
+            ok = _is_a(value, item)
+            want = {"int": "a whole number", "float": "a number", "str": "a string", "bool": "true or false"}[kind]
+        if not ok:
+            raise ConfigError(f"{f.name} must be {want}, got {value!r}")
+
+
+def _is_a(value: Any, kind: type) -> bool:
+    if kind is bool:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int | float) if kind is float else isinstance(value, kind)
+
+
+def check_args(args: Args, resume: Path | None = None) -> None:
+    """Refuse, with the reason, settings that cannot start a run; run before anything is written, so
+    a failed start leaves no empty run directory. Raises ``ConfigError``."""
+    from hearts_env.core import RulesError
+
+    _check_types(args)
+    for name in _AT_LEAST_ONE:
+        if getattr(args, name) < 1:
+            raise ConfigError(f"{_flag(name)} must be at least 1, got {getattr(args, name)}")
+    for name in _AT_LEAST_ZERO:
+        if getattr(args, name) < 0:
+            raise ConfigError(f"{_flag(name)} must be at least 0, got {getattr(args, name)}")
+    if not 0.0 <= args.selfplay_fraction <= 1.0 or not 0.0 <= args.imitation_dagger <= 1.0:
+        raise ConfigError("--selfplay-fraction and --imitation-dagger are shares between 0 and 1")
+    # rules: every one valid, all with the same number of players
+    loaded = []
+    for flag, spec in [("--rules", args.rules)] + [("--more-rules", r) for r in args.more_rules]:
+        try:
+            loaded.append(Rules.load(spec))
+        except RulesError as err:
+            option = f" (option {err.option})" if err.option else ""
+            raise ConfigError(f"{flag} {spec}: invalid rules{option}: {err}") from None
+        except OSError as err:
+            raise ConfigError(f"{flag} {spec}: cannot read it: {err.strerror}") from None
+    counts = {spec: r.num_players for spec, r in zip([args.rules, *args.more_rules], loaded, strict=True)}
+    if len(set(counts.values())) > 1:
+        listed = ", ".join(f"{spec} ({k} players)" for spec, k in counts.items())
+        raise ConfigError(f"--more-rules: every rule set must have the same number of players, got {listed}")
+    # engine, device, network, opponent pool
+    if args.engine not in ("batched", "reference"):
+        raise ConfigError(f"--engine {args.engine}: unknown engine; use batched or reference")
+    if args.engine != "batched" and args.more_rules:
+        raise ConfigError("--more-rules: training on several rule sets at once needs --engine batched")
+    try:
+        device = torch.device(args.device)
+    except RuntimeError:
+        raise ConfigError(f"--device {args.device}: not a torch device; use cpu or cuda") from None
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            why = "this torch is built without CUDA" if torch.version.cuda is None else "no CUDA GPU is visible"
+            raise ConfigError(f"--device {args.device}: CUDA is not available ({why}); use --device cpu")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise ConfigError(f"--device {args.device}: there are {torch.cuda.device_count()} CUDA device(s)")
+    elif device.type == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError(f"--device {args.device}: MPS is not available; use --device cpu")
+    elif device.type not in ("cpu", "cuda", "mps"):
+        raise ConfigError(f"--device {args.device}: use cpu or cuda")
+    if args.network not in ("mlp", "cardset"):
+        raise ConfigError(f"--network {args.network}: unknown network; use mlp or cardset")
+    bad = [h for h in args.hidden if h < 1]
+    if not args.hidden or bad:
+        raise ConfigError(f"--hidden: layer sizes must be at least 1, got {args.hidden}")
+    try:
+        _network_config(args, None)  # type: ignore[arg-type]  # None: the current encoding's size
+    except ValueError as err:
+        raise ConfigError(f"--network {args.network}: {err}") from None
+    bad_kinds = sorted(set(args.pool) - {"snapshot", "heuristic", "random"})
+    if bad_kinds:
+        raise ConfigError(f"--pool: unknown opponent kind(s) {', '.join(bad_kinds)}; use snapshot, heuristic, random")
+    if len(args.pool_weights) != len(args.pool) or sum(args.pool_weights) <= 0 or min(args.pool_weights) < 0:
+        raise ConfigError(
+            f"--pool-weights {args.pool_weights}: give one weight >= 0 per pool kind {args.pool}, not all zero"
+        )
+    # the starting weights: a model of these rules and this encoding (a resumed run has its own)
+    if args.init_from and resume is None:
+        from hearts_env.policy import load_policy
+
+        try:
+            load_policy(args.init_from, loaded[0])
+        except (ValueError, OSError) as err:  # ModelError is a ValueError
+            raise ConfigError(f"--init-from {args.init_from}: {getattr(err, 'reason', err)}") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args, resume = parse_args(argv)
-    final = train(args, resume)
+    """``hearts train``: a bad setting is one line on stderr and exit status 2, with nothing written."""
+    try:
+        args, resume = parse_args(argv)
+        final = train(args, resume)  # checks the settings first (check_args)
+    except ConfigError as err:
+        print(f"hearts train: {err}", file=sys.stderr)
+        return 2
+    except SystemExit as err:  # args_from_dict's refusal of unknown settings (argparse exits with a number)
+        if not isinstance(err.code, str):
+            raise
+        print(f"hearts train: {err.code}", file=sys.stderr)
+        return 2
     print(json.dumps({k: v for k, v in final.items() if not isinstance(v, list)}, indent=1))
     return 0
 
