@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import json
 import os
 import random
 import secrets
@@ -66,7 +65,7 @@ from .core.cards import (
 )
 from .core.deal import DEALER_CHOICE, DONE, MOON_CHOICE, PASSING, PLAYING
 from .core.match import DealSummary
-from .core.record import load_record, record_of, replay_record
+from .core.record import load_record, replay_record, save_record
 from .core.rules import default_pass_cycle, pass_offset
 
 if TYPE_CHECKING:  # numpy is imported only when a game is played, so `hearts rules` starts fast
@@ -74,7 +73,6 @@ if TYPE_CHECKING:  # numpy is imported only when a game is played, so `hearts ru
 
 #: The model ``hearts play`` uses for the opponents when it exists and fits the rules.
 SHIPPED_MODEL = Path("models") / "ppo-standard"
-BOT_NAMES = ("random", "heuristic")
 
 
 # =============================================================================================
@@ -140,11 +138,6 @@ def make_player(spec: Any, rules: Rules, seed: int | None = None) -> Any:
     ``hearts_env.policy.load_bot``), or an object that already has ``act``."""
     from .bots import make_bot
 
-    if isinstance(spec, str | Path) and str(spec) not in BOT_NAMES:
-        from .policy import is_model_dir, load_bot
-
-        if is_model_dir(spec):
-            return load_bot(spec, rules, seed)
     return make_bot(spec, rules, seed)
 
 
@@ -158,17 +151,16 @@ def spec_label(spec: Any) -> str:
 
 def default_opponent(rules: Rules) -> str:
     """The shipped model's path when it exists and plays these rules, else ``heuristic``."""
-    from .policy import ModelError, is_model_dir, load_policy
+    from .policy import ModelError, find_model, load_policy
 
-    for root in (Path.cwd(), Path(__file__).resolve().parents[1]):
-        path = root / SHIPPED_MODEL
-        if is_model_dir(path):
-            try:
-                load_policy(path, rules)
-            except (ModelError, OSError, ValueError):
-                continue
-            return str(path)
-    return "heuristic"
+    path = find_model(SHIPPED_MODEL)  # from the current directory, else next to the package
+    if path is None:
+        return "heuristic"
+    try:
+        load_policy(path, rules)
+    except (ModelError, OSError, ValueError):
+        return "heuristic"
+    return str(path.resolve())
 
 
 # =============================================================================================
@@ -625,7 +617,7 @@ class PlaySession:
         if self.record_path is None:
             return None
         try:
-            self.saved = write_game_record(self.match, self.record_path, single_deal=self.single_deal)
+            self.saved = save_record(self.match, self.record_path, single_deal=self.single_deal)
         except OSError as err:
             self.save_failed = True
             self.say(self.style.error(f"Could not save the game record to {self.record_path}: {err.strerror or err}"))
@@ -915,28 +907,6 @@ def default_record_dir() -> Path:
     return Path(base).expanduser() / "hearts-env" / "games"
 
 
-def game_record(match: Match, single_deal: bool = False) -> dict[str, Any]:
-    """``record_of(match)``; a single-deal game's record holds its one deal (not the next deal, dealt
-    but never played) and says ``"single_deal": true``, so a replay knows the game is finished."""
-    data = record_of(match)
-    if single_deal:
-        data["single_deal"] = True
-        if match.history and not match.over and not match.deal.actions:
-            data["deals"].pop()
-    return data
-
-
-def write_game_record(match: Match, path: str | Path, single_deal: bool = False) -> Path:
-    """Write ``game_record`` as JSON, atomically (as ``save_record`` does): a partial file never
-    replaces a good one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(game_record(match, single_deal), indent=1) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return path
-
-
 def record_path_problem(path: Path) -> str | None:
     """Why a game record cannot be written to ``path`` (checked before the game starts), or ``None``.
     Creates the directory the record goes to, as saving would."""
@@ -987,9 +957,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from training.evaluate import lineup_of  # as hearts tournament: the last bot fills the remaining seats
+    from .bots import lineup_of
 
-    specs = lineup_of(specs, n - 1)
+    specs = lineup_of(specs, n - 1)  # as hearts tournament: the last bot fills the remaining seats
     rng = random.Random(seed)
     bots: dict[int, Any] = {}
     labels: dict[int, str] = {}

@@ -553,7 +553,7 @@ def test_a_failed_save_is_not_reported_as_no_save(
     def refuse(*args: Any, **kwargs: Any) -> Path:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cli, "write_game_record", refuse)
+    monkeypatch.setattr(cli, "save_record", refuse)
     monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
     record = tmp_path / "g.json"
     code = main(["play", "--deal", "--no-color", "--opponents", "random", "--record", str(record)])

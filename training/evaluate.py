@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from hearts_env.bots import lineup_of
 from hearts_env.cli import (
     add_rules_options,
     describe_rules,
@@ -481,16 +482,6 @@ class _Progress:
 def _chunks(items: list[tuple[int, int]], size: int) -> Iterable[list[tuple[int, int]]]:
     for k in range(0, len(items), size):
         yield items[k : k + size]
-
-
-def lineup_of(bots: Sequence[Any], num_players: int) -> list[Any]:
-    """The seat lineup: ``bots`` with its last entry repeated to fill the table (``heuristic random``
-    at a 4-player table is heuristic and three random)."""
-    if not bots:
-        raise ValueError("a tournament needs at least one bot")
-    if len(bots) > num_players:
-        raise ValueError(f"{len(bots)} bots for {num_players} seats: give at most one bot per seat")
-    return list(bots) + [bots[-1]] * (num_players - len(bots))
 
 
 def run_tournament(

@@ -19,7 +19,7 @@ an episode (the Gymnasium env does, so seeded episodes replay exactly).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -63,9 +63,19 @@ def make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, se
     )
 
 
+def lineup_of(bots: Sequence[Any], num_players: int) -> list[Any]:
+    """The seat lineup: ``bots`` with its last entry repeated to fill the table (``heuristic random``
+    at a 4-player table is heuristic and three random)."""
+    if not bots:
+        raise ValueError("a tournament needs at least one bot")
+    if len(bots) > num_players:
+        raise ValueError(f"{len(bots)} bots for {num_players} seats: give at most one bot per seat")
+    return list(bots) + [bots[-1]] * (num_players - len(bots))
+
+
 def legal_actions(observation: Mapping[str, Any]) -> list[int]:
     """The legal action ids of an observation dict."""
     return np.flatnonzero(observation["action_mask"]).tolist()
 
 
-__all__ = ["BOT_SPECS", "Bot", "HeuristicBot", "RandomBot", "legal_actions", "make_bot"]
+__all__ = ["BOT_SPECS", "Bot", "HeuristicBot", "RandomBot", "legal_actions", "lineup_of", "make_bot"]

@@ -27,11 +27,14 @@ FORMAT = "hearts-env/game-record"
 VERSION = 1
 
 
-def record_of(match: Match) -> dict[str, Any]:
-    """The record of ``match`` so far (a match in progress gives ``complete: false``)."""
+def record_of(match: Match, single_deal: bool = False) -> dict[str, Any]:
+    """The record of ``match`` so far (a match in progress gives ``complete: false``). With
+    ``single_deal`` (a one-deal game, ``hearts play --deal``) it holds that deal only, not the next
+    one already dealt, and says ``"single_deal": true``, so a replay knows the game is finished."""
     deals = [summary.deal for summary in match.history]
-    if not match.over:
+    if not match.over and not (single_deal and match.history and not match.deal.actions):
         deals.append(match.deal)
+    extra = {"single_deal": True} if single_deal else {}
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -53,15 +56,16 @@ def record_of(match: Match) -> dict[str, Any]:
         "totals": list(match.totals),
         "complete": match.over,
         "winners": list(match.winners),
+        **extra,
     }
 
 
-def save_record(match: Match, path: str | Path) -> Path:
+def save_record(match: Match, path: str | Path, single_deal: bool = False) -> Path:
     """Write the record of ``match`` as JSON (atomically: a partial file never replaces a good one)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record_of(match), indent=1) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(record_of(match, single_deal), indent=1) + "\n", encoding="utf-8")
     tmp.replace(path)
     return path
 
