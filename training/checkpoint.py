@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import os
 import random
+import re
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -175,6 +176,18 @@ def save_checkpoint(
     return atomic_torch_save(data, path)
 
 
+def _unreadable(err: BaseException) -> str:
+    """Why ``torch.load(weights_only=True)`` refused a file, in words (not torch's advice)."""
+    text = str(err)
+    if "Unsupported global" in text:
+        found = re.search(r"GLOBAL (\S+)", text)
+        what = f" ({found.group(1)})" if found else ""
+        return f"it holds Python objects{what}, not only tensors and plain data; refused: loading them could run code"
+    if isinstance(err, EOFError):
+        return "the file is empty or truncated"
+    return "unreadable (truncated, corrupt, or not a training checkpoint at all)"
+
+
 def load_checkpoint(
     path: str | Path,
     *,
@@ -188,15 +201,19 @@ def load_checkpoint(
     random states unless ``restore_rng`` is false, and return the whole record (``update``,
     ``args``, ``network``, ``extra``...)."""
     path = Path(path)
+    if path.is_dir():
+        inside = path / "checkpoint.pt"
+        hint = f"did you mean {inside}?" if inside.is_file() else "a checkpoint is a file: runs/<run>/checkpoint.pt"
+        raise IsADirectoryError(21, f"{path} is a directory; {hint}")
     try:
         data = torch.load(path, map_location=map_location, weights_only=True)
     except FileNotFoundError:
         raise
-    except Exception as err:
-        raise ValueError(f"checkpoint {path} is unreadable (truncated, corrupt or not a checkpoint): {err}") from None
+    except Exception as err:  # torch's message advises weights_only=False: never pass that on
+        raise ValueError(f"{path}: not a valid checkpoint: {_unreadable(err)}") from None
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         got = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise ValueError(f"checkpoint {path}: unknown format {got!r}, expected {CHECKPOINT_FORMAT!r}")
+        raise ValueError(f"{path}: not a valid checkpoint: unknown format {got!r}, expected {CHECKPOINT_FORMAT!r}")
     if model is not None:
         config = getattr(model, "config", None)
         if config is not None and data.get("network") is not None and _plain(config) != data["network"]:

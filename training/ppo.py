@@ -181,10 +181,8 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, Path | None]:
             raise ConfigError(f"--resume {resume}: no checkpoint.pt there (it is written after the first update)")
         try:
             data.update(load_checkpoint(resume / "checkpoint.pt", restore_rng=False)["args"])
-        except (OSError, ValueError) as err:
-            from .export import checkpoint_error
-
-            raise ConfigError(f"--resume {resume}: {checkpoint_error(resume / 'checkpoint.pt', err)}") from None
+        except (OSError, ValueError) as err:  # load_checkpoint says why, in one line
+            raise ConfigError(f"--resume {resume}: {err}") from None
     if ns.config:
         try:
             with open(ns.config, "rb") as fh:
