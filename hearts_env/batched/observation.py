@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from ..core.cards import QS_BIT
@@ -116,7 +117,36 @@ class ObservationBuilder:
                 runs.append([offsets[name], column, rows])
             column += rows
         self.mask_rows = column
-        self.card_runs = [(a, b, c) for a, b, c in runs]
+        # Unpacking writes only the card rows that can be nonzero with n seats (``encoding.live_columns``):
+        # it expands those masks (``live_masks``) and copies them in runs (vector offset, position among
+        # the live masks, rows); the padded seats' rows are written as zeros (``padding_runs``).
+        live = np.zeros(self.size, bool)
+        live[encoding.live_columns(n)] = True
+        live_masks: list[int] = []
+        copy_runs: list[list[int]] = []
+        padding_runs: list[list[int]] = []
+        for start, first, count in runs:
+            for k in range(count):
+                offset = start + 52 * k
+                row_live = live[offset : offset + 52]
+                if row_live.all():
+                    j = len(live_masks)
+                    live_masks.append(first + k)
+                    if copy_runs and copy_runs[-1][0] + 52 * copy_runs[-1][2] == offset:
+                        copy_runs[-1][2] += 1
+                    else:
+                        copy_runs.append([offset, j, 1])
+                elif not row_live.any():
+                    if padding_runs and sum(padding_runs[-1]) == offset:
+                        padding_runs[-1][1] += 52
+                    else:
+                        padding_runs.append([offset, 52])
+                else:  # pragma: no cover - live_columns keeps or drops whole seat rows
+                    raise NotImplementedError(f"card row at {offset} is partly live for {n} players")
+        self.live_masks = torch.tensor(live_masks, dtype=torch.int64, device=d)
+        self.all_masks_live = len(live_masks) == self.mask_rows
+        self.copy_runs = [(a, b, c) for a, b, c in copy_runs]
+        self.padding_runs = [(a, b) for a, b in padding_runs]
         # the other deal segments: zeroed, then written; runs of adjacent segments are zeroed together
         small = sorted((name for name in KNOWN_SEGMENTS if name not in CARD_SEGMENTS), key=lambda x: offsets[x])
         zero_runs: list[list[int]] = []
@@ -158,8 +188,9 @@ class ObservationBuilder:
         uint8: a quarter of the bytes of float32, converted on the copy into the vector)."""
         key = (b, device)
         if key not in self._scratch:
-            fields = torch.empty(b, self.mask_rows, 4, dtype=torch.int64, device=device)
-            planes = torch.empty(b * self.mask_rows * 4, 13, dtype=torch.uint8, device=device)
+            rows = int(self.live_masks.numel())
+            fields = torch.empty(b, rows, 4, dtype=torch.int64, device=device)
+            planes = torch.empty(b * rows * 4, 13, dtype=torch.uint8, device=device)
             self._scratch = {key: (fields, planes)}
         return self._scratch[key]
 
@@ -270,10 +301,13 @@ class ObservationBuilder:
             raise ValueError(f"out must be a float32 tensor of shape ({b}, {self.size}) on {masks.device}")
         fields, planes = self._buffers(b, masks.device)
         bits = self.kernel.bits
-        torch.index_select(bits.expand_uint8, 0, bits.fields(masks, out=fields).view(-1), out=planes)
+        live = masks if self.all_masks_live else masks.index_select(1, self.live_masks.to(masks.device))
+        torch.index_select(bits.expand_uint8, 0, bits.fields(live, out=fields).view(-1), out=planes)
         flat = planes.view(b, -1)
-        for start, column, count in self.card_runs:
+        for start, column, count in self.copy_runs:
             out[:, start : start + count * 52] = flat[:, column * 52 : (column + count) * 52]
+        for start, width in self.padding_runs:
+            out[:, start : start + width] = 0.0
         column = 0
         for start, width in self.zero_runs:
             out[:, start : start + width] = small[:, column : column + width]
