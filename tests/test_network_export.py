@@ -636,3 +636,27 @@ def test_ignored_rule_options_are_not_in_the_observation() -> None:
         base = standard.replace(passing_enabled=False) if not rules.passing_enabled else standard
         for match in (False, True):
             assert np.array_equal(rules_block(rules, match), rules_block(base, match))
+
+
+def test_mlp_inference_follows_every_weight_change() -> None:
+    """Without gradients the live-column MLP keeps its selected first-layer weights between calls; an
+    optimizer step or a load must still show in the very next output."""
+    config = mlp_config(hidden=(16,))
+    torch.manual_seed(3)
+    net = build_network(config, 4)
+    obs = torch.rand(5, net.config["obs_dim"])
+    with torch.no_grad():
+        before = net(obs)[0]
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.5)
+    net(obs)[0].square().sum().backward()
+    optimizer.step()
+    with torch.no_grad():
+        stepped = net(obs)[0]
+    fresh = build_network(config, 4)
+    fresh.load_state_dict(net.state_dict())
+    with torch.no_grad():
+        torch.testing.assert_close(stepped, fresh(obs)[0])
+    assert not torch.allclose(before, stepped)
+    net.load_state_dict(build_network(config, 4).state_dict())  # new weights copied in place
+    with torch.no_grad():
+        assert not torch.allclose(stepped, net(obs)[0])

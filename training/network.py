@@ -217,6 +217,20 @@ class MLPNetwork(PolicyValueNetwork):
         if columns is not None and not bool(((columns >= 0) & (columns < widths[0])).all()):
             raise ValueError(f"input_columns must lie in 0..{widths[0] - 1}")
         self.register_buffer("input_columns", columns, persistent=False)  # derived: not in the state_dict
+        self._live_weight: tuple[tuple[int, int, int], Tensor] | None = None  # see _first_weight
+
+    def _first_weight(self) -> Tensor:
+        """The first layer's weight columns of ``input_columns``. Selected afresh when gradients flow;
+        without them (rollouts, frozen snapshots) kept until the weight changes (an optimizer step or a
+        load bumps its version) or moves, so inference does not copy it on every call."""
+        weight = self.layers[0].weight
+        assert self.input_columns is not None
+        if torch.is_grad_enabled() and weight.requires_grad:
+            return weight.index_select(1, self.input_columns)
+        key = (weight._version, weight.data_ptr(), self.input_columns.data_ptr())
+        if self._live_weight is None or self._live_weight[0] != key:
+            self._live_weight = (key, weight.detach().index_select(1, self.input_columns))
+        return self._live_weight[1]
 
     def forward(self, obs: Tensor) -> tuple[Tensor, Tensor]:
         first, *rest = self.layers
@@ -226,7 +240,7 @@ class MLPNetwork(PolicyValueNetwork):
             cols = self.input_columns
             if obs.shape[-1] != cols.numel():
                 obs = obs.index_select(-1, cols)
-            h = self.act(F.linear(obs, first.weight.index_select(1, cols), first.bias))
+            h = self.act(F.linear(obs, self._first_weight(), first.bias))
         for layer in rest:
             h = self.act(layer(h))
         return self.policy(h), self.value(h).squeeze(-1)
