@@ -482,10 +482,10 @@ def resolve_model(spec: str | Path) -> Path:
     """The model directory ``spec`` names: the path itself when it is one, else for
     ``models/<name>`` or ``<name>`` the shipped model of that name, so a model path works from any
     directory. ``ModelError`` says where it looked."""
+    found = find_model(spec)
+    if found is not None:
+        return found
     candidates = model_candidates(spec)
-    for path in candidates:
-        if is_model_dir(path):
-            return path
     if len(candidates) == 1:
         read_model_card(candidates[0])  # raises, saying why
     looked = "; ".join(f"{p.resolve()} ({_why_not_model(p)})" for p in candidates)

@@ -150,6 +150,12 @@ def _readme(card: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def check_model_name(name: str) -> None:
+    """A model name is a plain directory name (``my-model``): ``ValueError`` otherwise."""
+    if not name or Path(name).name != name or name.startswith("."):
+        raise ValueError(f"a model name is a plain directory name, such as my-model; got {name!r}")
+
+
 def export_model(
     network: nn.Module,
     path: str | Path,
@@ -178,8 +184,7 @@ def export_model(
         obs_dim = current_size if obs_dim is None else obs_dim
     if config["obs_dim"] != obs_dim:
         raise ValueError(f"the network reads obs_dim={config['obs_dim']}, but obs_dim={obs_dim} was given")
-    if not name or Path(name).name != name or name.startswith("."):
-        raise ValueError(f"a model name is a plain directory name, got {name!r}")
+    check_model_name(name)
     rule_sets = (
         [Rules.load(r) for r in rules] if isinstance(rules, list | tuple) else [Rules.load(rules)]  # type: ignore[arg-type]
     )
@@ -344,8 +349,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     target = Path(args.models_dir) / args.name
-    if not args.name or Path(args.name).name != args.name or args.name.startswith("."):
-        return fail(f"--name {args.name!r}: a model name is a plain directory name, such as my-model")
+    try:
+        check_model_name(args.name)
+    except ValueError as err:
+        return fail(f"--name: {err}")
     if target.exists() and not args.overwrite:
         return fail(f"{target} exists; pass --overwrite to replace it")
     evaluation = None
