@@ -33,8 +33,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hearts_env.core import Deal, Rules
-from hearts_env.env.aec import env as make_env
-from hearts_env.env.aec import raw_env, wrap
+from hearts_env.envs.aec import raw_env
+from hearts_env.envs.hearts_v1 import env as make_env
+from hearts_env.envs.wrappers import wrap
 
 
 def run_for(seconds: float, play_deal: Callable[[int], int], first_deal: int = 0) -> tuple[int, float, int]:

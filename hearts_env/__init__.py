@@ -1,5 +1,9 @@
 """hearts-env: the card game Hearts, every variant of RULES.md, as a reinforcement-learning environment."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from .core import (
     NUM_ACTIONS,
     PRESET_DESCRIPTIONS,
@@ -14,7 +18,7 @@ from .core import (
     RulesError,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "NUM_ACTIONS",
@@ -29,75 +33,32 @@ __all__ = [
     "Rules",
     "RulesError",
     "__version__",
+    "env",
+    "raw_env",
 ]
 
 
-# ---- the environments, loaded on first use: ``import hearts_env`` imports neither PettingZoo nor Gymnasium
-def __getattr__(name: str) -> object:
-    if name == "env":
-        import importlib
-
-        return importlib.import_module(".env", __name__)  # a callable module: hearts_env.env(**options)
-    if name == "raw_env":
-        from .env.aec import raw_env
-
-        return raw_env
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ---- the environments: PettingZoo and Gymnasium are an extra, imported only when an env is made
 
 
-def __dir__() -> list[str]:
-    return sorted([*globals(), "env", "raw_env"])
-
-
-def _register_gymnasium_env() -> None:
-    """Register ``hearts_env/Hearts-v0`` with Gymnasium without importing it: at once if Gymnasium
-    is already imported, otherwise right after its first import (a one-shot import hook). Does
-    nothing when Gymnasium is not installed."""
-    import sys
-
-    def register(gymnasium: object) -> None:
-        registry = getattr(gymnasium, "registry", {})
-        if "hearts_env/Hearts-v0" not in registry:
-            gymnasium.register(  # type: ignore[attr-defined]
-                id="hearts_env/Hearts-v0",
-                entry_point="hearts_env.env.gym_env:HeartsGymEnv",
-            )
-
-    if "gymnasium" in sys.modules:
-        if sys.modules["gymnasium"] is not None:  # None: blocked, as if not installed
-            register(sys.modules["gymnasium"])
-        return
-
-    import contextlib
-    import importlib.abc
-    import importlib.machinery
-    import importlib.util
-
-    class _AfterGymnasiumImport(importlib.abc.MetaPathFinder):
-        def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
-            if fullname != "gymnasium":
-                return None
-            sys.meta_path.remove(self)
-            spec = importlib.machinery.PathFinder.find_spec(fullname, path)  # type: ignore[arg-type]
-            loader = spec.loader if spec is not None else None
-            if loader is None or not hasattr(loader, "exec_module"):
-                return spec
-            exec_module = loader.exec_module
-
-            def exec_and_register(module: object) -> None:
-                exec_module(module)
-                with contextlib.suppress(Exception):  # registration must never break importing Gymnasium
-                    register(module)
-
-            loader.exec_module = exec_and_register  # type: ignore[method-assign]
-            return spec
-
+def _envs() -> Any:
     try:
-        installed = importlib.util.find_spec("gymnasium") is not None
-    except (ImportError, ValueError):
-        installed = False
-    if installed:
-        sys.meta_path.insert(0, _AfterGymnasiumImport())
+        from .envs import hearts_v1
+    except ModuleNotFoundError as err:
+        if err.name in ("pettingzoo", "gymnasium"):
+            raise ModuleNotFoundError(
+                f"the Hearts environments need {err.name}: pip install 'hearts-env[env]'", name=err.name
+            ) from None
+        raise
+    return hearts_v1
 
 
-_register_gymnasium_env()
+def env(**options: Any) -> Any:
+    """The PettingZoo AEC environment, latest version, with the standard wrappers
+    (``hearts_env.envs.hearts_v1.env``; import that module to pin the version)."""
+    return _envs().env(**options)
+
+
+def raw_env(**options: Any) -> Any:
+    """The bare AEC environment (``hearts_env.envs.hearts_v1.raw_env``)."""
+    return _envs().raw_env(**options)

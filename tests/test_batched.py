@@ -24,8 +24,8 @@ from strategies import rule_sets
 import hearts_env
 from hearts_env import InvalidDealError, Rules
 from hearts_env.batched import BatchedActionError, BatchedHearts, BatchedParams, HeartsKernel
-from hearts_env.batched.reference import play_against_reference
 from hearts_env.core.cards import parse_cards
+from hearts_env.testing.batched_diff import play_against_reference
 
 PRESETS = hearts_env.PRESETS
 
@@ -289,7 +289,7 @@ def test_seeded_deals_load_as_the_reference_deals_them_and_play_the_same(preset)
     import numpy as np
 
     from hearts_env.core.deal import seeded_deal
-    from hearts_env.env.encoding import encode
+    from hearts_env.obs import encode
 
     rules = Rules.preset(preset)
     seeds = list(range(100, 124))

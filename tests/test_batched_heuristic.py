@@ -20,7 +20,7 @@ import hearts_env
 from hearts_env import Rules
 from hearts_env.batched import BatchedHearts, heuristic_actions
 from hearts_env.batched.heuristic import REFERENCE_FINGERPRINT, reference_fingerprint
-from hearts_env.batched.reference import play_against_reference
+from hearts_env.testing.batched_diff import play_against_reference
 
 pytest.importorskip("hearts_env.bots.heuristic")
 
@@ -53,7 +53,7 @@ def test_exact_path_matches_reference_bot() -> None:
     import numpy as np
 
     from hearts_env.bots import HeuristicBot
-    from hearts_env.env.encoding import encode
+    from hearts_env.obs import encode
 
     rules = Rules.preset("omnibus")
     engine = BatchedHearts(rules, 4, seed=1)

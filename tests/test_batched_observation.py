@@ -1,5 +1,5 @@
 """Observations of the batched engine: ``(B, D)`` vectors equal, entry by entry, to the AEC environment's
-encoding (``hearts_env.env.encoding.encode``) for the seat to move, at every decision of random play.
+encoding (``hearts_env.obs.encode``) for the seat to move, at every decision of random play.
 
 Every preset (32 rows, 64 deals each: 1,152 deals, about 73,000 decisions) and random rule sets from
 ``strategies.rule_sets`` (40 sets x 16 deals), through ``play_against_reference(observations=True)``.
@@ -17,9 +17,8 @@ from strategies import rule_sets
 import hearts_env
 from hearts_env import Rules
 from hearts_env.batched import BatchedHearts, PackedObservations
-from hearts_env.batched.reference import play_against_reference
-
-encoding = pytest.importorskip("hearts_env.env.encoding")
+from hearts_env.obs import spec as encoding
+from hearts_env.testing.batched_diff import play_against_reference
 
 PRESETS = hearts_env.PRESETS
 

@@ -12,9 +12,9 @@ from hearts_env import PRESETS, Rules
 from hearts_env.bots import Bot, HeuristicBot, RandomBot, legal_actions, make_bot
 from hearts_env.core.actions import MOON_ADD, MOON_SUBTRACT, PASS_FROM_HAND, PASS_THROUGH, VOID_DEAL
 from hearts_env.core.cards import parse_card, parse_cards
-from hearts_env.env.aec import raw_env
-from hearts_env.env.encoding import SeatView, encode_view
-from hearts_env.env.rulesets import sample_rules
+from hearts_env.core.rulesets import sample_rules
+from hearts_env.envs.aec import raw_env
+from hearts_env.obs import SeatView, encode_view
 
 
 def play_deals(rules: Rules, lineup: list[str], deals: int, seed: int = 0) -> np.ndarray:
@@ -309,7 +309,8 @@ def test_unknown_bot_names_the_real_choices() -> None:
 
 
 def test_model_paths_work_from_any_directory(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hearts_env.policy import SHIPPED_MODELS_DIR, ModelBot, ModelError, resolve_model
+    from hearts_env.bots import ModelBot
+    from hearts_env.nets import SHIPPED_MODELS_DIR, ModelError, resolve_model
 
     if not (SHIPPED_MODELS_DIR / "ppo-standard" / "model.json").is_file():
         pytest.skip("no shipped models next to the package")
@@ -319,9 +320,9 @@ def test_model_paths_work_from_any_directory(tmp_path, monkeypatch: pytest.Monke
         bot = make_bot(spec, "standard", seed=0)
         assert isinstance(bot, ModelBot)
     gymnasium = pytest.importorskip("gymnasium")
-    import hearts_env.env.gym_env  # noqa: F401  (registers the Gymnasium env)
+    import hearts_env.envs  # noqa: F401  (registers the Gymnasium env)
 
-    gym = gymnasium.make("hearts_env/Hearts-v0", opponents="models/ppo-standard")
+    gym = gymnasium.make("hearts_env/Hearts-v1", opponents="models/ppo-standard")
     gym.reset(seed=0)
     # a model at the path as given comes first
     local = tmp_path / "models" / "ppo-standard"

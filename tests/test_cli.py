@@ -9,7 +9,6 @@ import os
 import re
 import subprocess
 import sys
-import types
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +18,13 @@ import pytest
 
 from hearts_env import PRESETS, Match, Rules
 from hearts_env.bots import make_bot
-from hearts_env.cli import PlaySession, QuitGame, Style, load_rules_option, main, parse_setting, run_front_end
+from hearts_env.cli.main import main
+from hearts_env.cli.options import parse_setting
+from hearts_env.cli.play import PlaySession, QuitGame
 from hearts_env.core import load_record, parse_card, replay_record
-from hearts_env.env.encoding import encode
-from hearts_env.env.rulesets import sample_rules
+from hearts_env.core.rulesets import sample_rules
+from hearts_env.narrate.style import Style
+from hearts_env.obs import encode
 
 PASS = r"Pass (\d+) cards?[^\r\n]*> "
 PLAY = r"Your play> "
@@ -359,8 +361,8 @@ def test_rules_options() -> None:
     assert parse_setting("game_end_threshold=50") == ("game_end_threshold", 50)
     assert parse_setting("moon_mode=add_to_others") == ("moon_mode", "add_to_others")
     assert parse_setting('pass_cycle=["left", "hold"]') == ("pass_cycle", ["left", "hold"])
-    assert load_rules_option("omnibus", {"num_players": 5}) == Rules.preset("omnibus", num_players=5)
-    assert load_rules_option("configs/rules/standard.toml", {"num_players": 5}).num_players == 5
+    assert Rules.load("omnibus", num_players=5) == Rules.preset("omnibus", num_players=5)
+    assert Rules.load("configs/rules/standard.toml", num_players=5).num_players == 5
     assert Style(False).card(parse_card("TH")) == "10♥" and Style(False, symbols=False).card(parse_card("QS")) == "QS"
 
 
@@ -471,28 +473,38 @@ def test_replay_steps_on_a_terminal(tmp_path: Path) -> None:
     assert "Deal scores:" in viewer.before
 
 
-def test_train_and_export_are_front_ends(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_train_and_export_are_front_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hearts_env.training import export, ppo
+
     calls: list[Any] = []
-    for name in ("training.ppo", "training.export"):
-        fake = types.ModuleType(name)
-        fake.main = lambda argv, name=name: calls.append((name, argv)) or 0  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, name, fake)
+    monkeypatch.setattr(ppo, "main", lambda argv: calls.append(("ppo", argv)) or 0)
+    monkeypatch.setattr(export, "main", lambda argv: calls.append(("export", argv)) or 0)
     assert main(["train", "--preset", "standard", "--updates", "2"]) == 0
     assert main(["export", "runs/x", "--name", "y"]) == 0
-    assert calls == [
-        ("training.ppo", ["--preset", "standard", "--updates", "2"]),
-        ("training.export", ["runs/x", "--name", "y"]),
-    ]
-    monkeypatch.setitem(sys.modules, "training.ppo", None)  # as if it could not be imported
-    assert run_front_end("train", ["--help"]) != 0
-    err = capsys.readouterr().err
-    assert "hearts train" in err and "training.ppo" in err and "pip install" in err
+    assert calls == [("ppo", ["--preset", "standard", "--updates", "2"]), ("export", ["runs/x", "--name", "y"])]
+
+
+def test_train_without_torch_names_the_extra() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.modules['torch'] = None\n"
+            "from hearts_env.cli.main import main\n"
+            "raise SystemExit(main(['train', '--help']))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 3
+    assert "hearts train" in result.stderr and "pip install 'hearts-env[train]'" in result.stderr
 
 
 def test_model_opponents_and_the_shipped_model_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from test_evaluate import export_tiny_model
 
-    from hearts_env.cli import default_opponent
+    from hearts_env.cli.play import default_opponent
 
     model = export_tiny_model(tmp_path / "models" / "ppo-standard")
     monkeypatch.chdir(tmp_path)
@@ -548,7 +560,7 @@ def test_record_path_is_checked_before_the_game(tmp_path: Path) -> None:
 def test_a_failed_save_is_not_reported_as_no_save(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import hearts_env.cli as cli
+    import hearts_env.cli.play as cli
 
     def refuse(*args: Any, **kwargs: Any) -> Path:
         raise OSError(28, "No space left on device")
@@ -593,7 +605,7 @@ def test_rules_check_of_a_directory(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("visible", [True, False])
 def test_cards_forwarded_through_a_pass_through_seat_are_shown_when_visible(visible: bool) -> None:
-    from hearts_env.env.encoding import seat_view
+    from hearts_env.obs import seat_view
 
     rules = Rules(allow_pass_through=True, pass_through_visible=visible, pass_cycle=["left"])
     bots = {p: make_bot("heuristic", rules, seed=p) for p in (1, 2, 3)}

@@ -13,9 +13,9 @@ from hearts_env import PRESETS, Rules
 from hearts_env.core import IllegalActionError
 from hearts_env.core.actions import LEAD_HEART, PASS_FROM_HAND, PASS_THROUGH
 from hearts_env.core.deal import PASSING, PLAYING
-from hearts_env.env import encoding
-from hearts_env.env.aec import raw_env
-from hearts_env.env.encoding import (
+from hearts_env.core.rulesets import sample_rules
+from hearts_env.envs.aec import raw_env
+from hearts_env.obs import (
     OBSERVATION_SIZE,
     OFFSETS,
     RULE_FEATURES,
@@ -27,7 +27,7 @@ from hearts_env.env.encoding import (
     observation_bounds,
     seat_view,
 )
-from hearts_env.env.rulesets import sample_rules
+from hearts_env.obs import spec as encoding
 
 RANDOM_RULES = [sample_rules(seed) for seed in range(60)]
 
@@ -73,7 +73,7 @@ def test_docstring_table_matches_segments() -> None:
 
 
 def test_aec_docstring_states_the_sizes() -> None:
-    from hearts_env.env import aec
+    from hearts_env.envs import aec
 
     assert f"(2,{OBSERVATION_SIZE % 1000:03d}" in (aec.__doc__ or "")
     assert f"({OBSERVATION_SIZE},)" in (aec.__doc__ or "")

@@ -17,10 +17,12 @@ from hearts_env.core import IllegalActionError, InvalidDealError, RulesError
 from hearts_env.core.actions import NUM_ACTIONS
 from hearts_env.core.cards import card_name
 from hearts_env.core.deal import mask_to_actions
-from hearts_env.env.aec import env as make_env
-from hearts_env.env.aec import rank_rewards, raw_env, wrap
-from hearts_env.env.encoding import OBSERVATION_SIZE
-from hearts_env.env.rulesets import sample_rules
+from hearts_env.core.rulesets import sample_rules
+from hearts_env.envs.aec import raw_env
+from hearts_env.envs.hearts_v1 import env as make_env
+from hearts_env.envs.rewards import rank_rewards
+from hearts_env.envs.wrappers import wrap
+from hearts_env.obs import OBSERVATION_SIZE
 
 RANDOM_RULES = [sample_rules(1000 + seed) for seed in range(30)]
 
@@ -433,24 +435,24 @@ def test_import_hearts_env_loads_neither_pettingzoo_nor_gymnasium() -> None:
     out = run_python(
         "import sys, hearts_env; print('pettingzoo' in sys.modules, 'gymnasium' in sys.modules);"
         "e = hearts_env.env(rules='three_player'); from pettingzoo.utils import wrappers;"
-        "print(isinstance(e, wrappers.OrderEnforcingWrapper), hearts_env.raw_env.__name__)"
+        "print(isinstance(e, wrappers.OrderEnforcingWrapper), type(hearts_env.raw_env()).__name__)"
     )
     assert out.splitlines() == ["False False", "True raw_env"]
 
 
-def test_env_is_callable_whatever_is_imported_first() -> None:
+def test_env_is_the_latest_version_whatever_is_imported_first() -> None:
     out = run_python(
-        "import hearts_env.env.encoding, hearts_env.env.gym_env, hearts_env;"
-        "e = hearts_env.env(); e.reset(seed=0); print(e.agent_selection.startswith('player_'))"
+        "import hearts_env.obs, hearts_env.envs.gym_env, hearts_env;"
+        "e = hearts_env.env(); e.reset(seed=0); print(e.agent_selection.startswith('player_'),"
+        " e.metadata['name'])"
     )
-    assert out == "True"
-    assert callable(hearts_env.env)
-    assert hearts_env.raw_env is raw_env
+    assert out == "True hearts_v1"
+    assert isinstance(hearts_env.raw_env(), raw_env)
 
 
 def test_gymnasium_registration_after_a_later_import() -> None:
     out = run_python(
-        "import hearts_env, gymnasium; env = gymnasium.make('hearts_env/Hearts-v0', opponents='random');"
+        "import gymnasium; env = gymnasium.make('hearts_env.envs:hearts_env/Hearts-v1', opponents='random');"
         "obs, info = env.reset(seed=0); print(obs.shape)"
     )
     assert out == f"({OBSERVATION_SIZE},)"
@@ -460,9 +462,9 @@ def test_import_without_gymnasium_and_pettingzoo() -> None:
     out = run_python(
         "import sys\n"
         "sys.modules['gymnasium'] = sys.modules['pettingzoo'] = None  # as if not installed\n"
-        "import hearts_env, hearts_env.env.encoding\n"
+        "import hearts_env, hearts_env.obs\n"
         "from hearts_env.core import Deal\n"
-        "print(hearts_env.env.encoding.OBSERVATION_SIZE > 0, Deal().num_players)\n"
+        "print(hearts_env.obs.OBSERVATION_SIZE > 0, Deal().num_players)\n"
     )
     assert out == "True 4"
 
@@ -563,7 +565,8 @@ def test_match_illegal_reward_grows_with_a_negative_total() -> None:
 
 
 def test_illegal_reward_counts_what_can_prolong_a_match() -> None:
-    from hearts_env.env.aec import illegal_move_reward, most_points_to_come
+    from hearts_env.core.scoring import most_points_to_come
+    from hearts_env.envs.rewards import illegal_move_reward
 
     assert most_points_to_come(Rules(), "deal") == 26
     assert most_points_to_come(Rules(), "match") == 126

@@ -1,4 +1,4 @@
-"""Tournaments (training/evaluate.py): duplicate deals, the AEC env's exact observations, intervals,
+"""Tournaments (hearts_env.tournament): duplicate deals, the AEC env's exact observations, intervals,
 strength ordering, JSON, matches and win rates."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import pytest
 
 from hearts_env import Rules
 from hearts_env.bots import make_bot
-from hearts_env.env.aec import raw_env
-from hearts_env.env.encoding import segment
-from training.evaluate import (
+from hearts_env.cli.tournament import main
+from hearts_env.envs.aec import raw_env
+from hearts_env.obs import segment
+from hearts_env.tournament import (
     deal_for_seed,
     deal_seeds,
-    main,
     mean_interval,
     run_tournament,
     t_quantile,
@@ -235,8 +235,8 @@ def test_matches_mode_win_rates() -> None:
 def export_tiny_model(path: Any, rules: Any = "standard") -> Any:
     """A small random MLP exported as ``path`` (needs torch, like every export)."""
     torch = pytest.importorskip("torch")
-    from training.export import export_model
-    from training.network import build_network, mlp_config
+    from hearts_env.training.export import export_model
+    from hearts_env.training.network import build_network, mlp_config
 
     torch.manual_seed(0)
     return export_model(build_network(mlp_config(hidden=(32,))), path, name=path.name, rules=rules)

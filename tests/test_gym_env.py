@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import hearts_env  # noqa: F401  (registers hearts_env/Hearts-v0)
+import hearts_env.envs  # noqa: F401  (registers hearts_env/Hearts-v1)
 from hearts_env import Rules
 from hearts_env.bots import RandomBot
 from hearts_env.core import IllegalActionError
 from hearts_env.core.actions import NUM_ACTIONS
-from hearts_env.env.encoding import OBSERVATION_SIZE, decode_observation
-from hearts_env.env.gym_env import HeartsGymEnv
+from hearts_env.envs.gym_env import HeartsGymEnv
+from hearts_env.obs import OBSERVATION_SIZE, decode_observation
 
 
 def first_legal(env: HeartsGymEnv) -> int:
@@ -32,11 +32,11 @@ def first_legal(env: HeartsGymEnv) -> int:
 def test_gymnasium_check_env(kwargs: dict) -> None:
     check_env(HeartsGymEnv(**kwargs), skip_render_check=True)
     # made through gymnasium.make, so the checker also renders in every render mode
-    check_env(gymnasium.make("hearts_env/Hearts-v0", render_mode="ansi", **kwargs).unwrapped)
+    check_env(gymnasium.make("hearts_env/Hearts-v1", render_mode="ansi", **kwargs).unwrapped)
 
 
 def test_registered_with_gymnasium() -> None:
-    env = gymnasium.make("hearts_env/Hearts-v0", rules="five_player", opponents="random")
+    env = gymnasium.make("hearts_env/Hearts-v1", rules="five_player", opponents="random")
     obs, info = env.reset(seed=0)
     assert obs.shape == (OBSERVATION_SIZE,) and obs.dtype == np.float32
     assert env.observation_space.contains(obs)
@@ -132,7 +132,7 @@ def test_maskable_ppo_trains_on_it() -> None:
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
 
     torch.set_num_threads(1)
-    env = gymnasium.make("hearts_env/Hearts-v0", opponents="random")
+    env = gymnasium.make("hearts_env/Hearts-v1", opponents="random")
     model = MaskablePPO(
         "MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, verbose=0, policy_kwargs={"net_arch": [32]}
     )
@@ -145,7 +145,7 @@ def test_maskable_ppo_trains_on_it() -> None:
 
 
 def test_resigning_a_match_by_an_illegal_move_never_pays() -> None:
-    env = gymnasium.make("hearts_env/Hearts-v0", episode="match", opponents="heuristic")
+    env = gymnasium.make("hearts_env/Hearts-v1", episode="match", opponents="heuristic")
     _, info = env.reset(seed=0)
     _, penalty, terminated, _, info = env.step(int(np.flatnonzero(~info["action_mask"])[0]))
     assert terminated and info["illegal_action"]

@@ -13,8 +13,8 @@ pytest.importorskip("hearts_env.batched")
 from test_ppo import _args  # noqa: E402
 
 from hearts_env import Rules  # noqa: E402
-from training import imitate, ppo  # noqa: E402
-from training.network import build_network, mlp_config  # noqa: E402
+from hearts_env.training import imitate, ppo  # noqa: E402
+from hearts_env.training.network import build_network, mlp_config  # noqa: E402
 
 
 def test_each_decision_gets_its_own_seats_final_reward_and_running_deals_none():
@@ -33,7 +33,7 @@ def _accuracy(network, rules, deals: int = 64) -> float:
     """Share of real choices (two or more legal actions) of heuristic self-play where the network's greedy
     choice is the heuristic's."""
     from hearts_env.batched import BatchedHearts, heuristic_actions
-    from training.network import greedy_actions
+    from hearts_env.training.network import greedy_actions
 
     engine = BatchedHearts(rules, batch_size=deals, seed=99)
     agree = total = 0
@@ -88,7 +88,7 @@ def test_a_run_with_a_warm_start_records_it_and_a_resume_does_not_repeat_it(tmp_
     ppo.train(resumed, resume)
     assert calls == [1]  # the checkpoint already holds the warm-started weights
 
-    from training.export import export_checkpoint
+    from hearts_env.training.export import export_checkpoint
 
     model = export_checkpoint(run / "checkpoint.pt", "warm", models_dir=tmp_path / "models")
     card = json.loads((model / "model.json").read_text(encoding="utf-8"))

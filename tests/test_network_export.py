@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 from pathlib import Path
@@ -13,23 +12,22 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from hearts_env import NUM_ACTIONS, Rules  # noqa: E402
-from hearts_env.policy import (  # noqa: E402
+from hearts_env.bots import ModelBot, load_bot  # noqa: E402
+from hearts_env.nets import (  # noqa: E402
     CARD_FILE,
     MODEL_FORMAT,
     WEIGHTS_FILE,
-    ModelBot,
     ModelError,
     NumpyPolicy,
     choose_action,
-    load_bot,
     load_policy,
     parameter_shapes,
     sha256_file,
     validate_config,
 )
-from training.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
-from training.export import export_model  # noqa: E402
-from training.network import (  # noqa: E402
+from hearts_env.training.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
+from hearts_env.training.export import export_model  # noqa: E402
+from hearts_env.training.network import (  # noqa: E402
     CARD_SEGMENTS,
     MLPNetwork,
     build_network,
@@ -48,7 +46,6 @@ from training.network import (  # noqa: E402
 OBS_DIM = 5 * 52 + 40
 PLANES = [0, 52, 110, 162, 214]
 ENC_VERSION = 7
-HAS_ENCODING = importlib.util.find_spec("hearts_env.env.encoding") is not None
 
 
 def small_config(kind: str) -> dict:
@@ -132,9 +129,7 @@ def test_numpy_forward_equals_torch(kind: str) -> None:
 
 
 def test_networks_stay_small_on_the_real_encoding() -> None:
-    if not HAS_ENCODING:
-        pytest.skip("hearts_env.env.encoding does not exist yet")
-    from hearts_env.env import encoding
+    from hearts_env.obs import spec as encoding
 
     for config in (mlp_config(), cardset_config()):
         assert config["obs_dim"] == encoding.OBSERVATION_SIZE
@@ -416,10 +411,8 @@ def test_refuses_what_is_not_a_model(tmp_path: Path) -> None:
 
 
 def test_export_and_play_a_deal_on_the_real_encoding(tmp_path: Path) -> None:
-    if not HAS_ENCODING:
-        pytest.skip("hearts_env.env.encoding does not exist yet")
     from hearts_env.core.deal import Deal
-    from hearts_env.env.encoding import ENCODING_VERSION, OBSERVATION_SIZE, encode
+    from hearts_env.obs import ENCODING_VERSION, OBSERVATION_SIZE, encode
 
     rules = Rules.preset("standard")
     for kind, config in (("mlp", mlp_config()), ("cardset", cardset_config())):
@@ -548,7 +541,7 @@ def test_mlp_reading_live_columns_equals_the_full_network(num_players: int) -> N
     """``build_network(config, N)`` skips the padded seats' entries: same outputs, same gradients on
     every weight (the skipped columns get none either way), same exported parameters."""
     from hearts_env.batched import BatchedHearts, UniformRandomPolicy
-    from hearts_env.env.encoding import live_columns
+    from hearts_env.obs import live_columns
 
     engine = BatchedHearts(Rules.preset("standard", num_players=num_players), 32, seed=num_players)
     policy = UniformRandomPolicy(engine.device, seed=1)
@@ -597,7 +590,7 @@ def test_refuses_a_card_whose_num_actions_contradicts_its_network(tmp_path: Path
 
 
 def test_rules_that_change_neither_observation_nor_play_do_not_count(tmp_path: Path) -> None:
-    from hearts_env.policy import rules_difference
+    from hearts_env.nets import rules_difference
 
     path = export(make_net("mlp"), tmp_path)
     standard = Rules.preset("standard")
@@ -622,8 +615,8 @@ def test_rules_that_change_neither_observation_nor_play_do_not_count(tmp_path: P
 
 
 def test_ignored_rule_options_are_not_in_the_observation() -> None:
-    from hearts_env.env.encoding import rules_block
-    from hearts_env.policy import IGNORED_OPTIONS
+    from hearts_env.nets import IGNORED_OPTIONS
+    from hearts_env.obs import rules_block
 
     standard = Rules.preset("standard")
     assert {"first_dealer"} == IGNORED_OPTIONS

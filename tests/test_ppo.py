@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("hearts_env.batched")
 
 from hearts_env import Rules  # noqa: E402
-from training import ppo  # noqa: E402
+from hearts_env.training import ppo  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,7 +74,7 @@ def _crash_then_resume(args: ppo.Args, monkeypatch) -> Path:
 @pytest.mark.slow
 def test_a_short_run_logs_checkpoints_exports_and_the_bot_plays(tmp_path, monkeypatch):
     from hearts_env.bots import make_bot
-    from hearts_env.env import raw_env
+    from hearts_env.envs.aec import raw_env
 
     monkeypatch.chdir(ROOT)
     args = _args(tmp_path, export_name="", total_decisions=64 * 64 * 2)
@@ -86,7 +86,7 @@ def test_a_short_run_logs_checkpoints_exports_and_the_bot_plays(tmp_path, monkey
     assert final["update"] == 2 and "eval/random/points" in final
     assert final["rollout_s"] > 0 and final["update_s"] > 0  # where the time goes, logged every update
 
-    from training.export import export_checkpoint
+    from hearts_env.training.export import export_checkpoint
 
     model = export_checkpoint(run / "checkpoint.pt", "smoke-model", models_dir=tmp_path / "models")
     rules = Rules.preset("standard")
@@ -127,8 +127,8 @@ def test_unknown_settings_are_refused_with_their_names():
 def test_the_reference_vector_engine_shows_each_seat_its_own_observation_and_resumes_exactly():
     """``--engine reference``: observations equal the encoding of the seat to move, masks equal the
     engine's legal sets, and a state saved mid-deal replays to the same observations."""
-    from hearts_env.env.encoding import encode
-    from training.reference_vec import ReferenceVecHearts
+    from hearts_env.obs import encode
+    from hearts_env.training.reference_vec import ReferenceVecHearts
 
     vec = ReferenceVecHearts("standard", 6, seed=4)
     gen = torch.Generator().manual_seed(0)
@@ -149,7 +149,7 @@ def test_the_reference_vector_engine_shows_each_seat_its_own_observation_and_res
 @pytest.mark.slow
 def test_training_can_start_from_an_exported_model(tmp_path, monkeypatch):
     """``--init-from models/<name>``: a later run continues from shipped weights, not from scratch."""
-    from training.export import export_checkpoint
+    from hearts_env.training.export import export_checkpoint
 
     monkeypatch.chdir(ROOT)
     first = _args(tmp_path / "a", total_decisions=64 * 64)
@@ -168,7 +168,7 @@ def test_training_across_rule_sets_evaluates_each_resumes_exactly_and_exports_on
     """``more_rules``: the tables split between rule sets; each is evaluated; a killed run resumes bit
     for bit (every part's generator and deals are checkpointed); the export plays each rule set."""
     from hearts_env.bots import make_bot
-    from training.export import export_checkpoint
+    from hearts_env.training.export import export_checkpoint
 
     presets = ["microsoft", "omnibus"]
     uninterrupted = _args(tmp_path / "a", total_decisions=64 * 64 * 3, more_rules=presets, eval_every=3)

@@ -26,7 +26,7 @@ from torch import nn
 import hearts_env
 from hearts_env.core.presets import PRESETS
 from hearts_env.core.rules import Rules
-from hearts_env.policy import (
+from hearts_env.nets import (
     CARD_FILE,
     MODEL_FORMAT,
     README_FILE,

@@ -425,7 +425,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     if resume is not None:  # the checkpoint's own network (it may have come from --init-from)
         network = build_network(load_checkpoint(resume / "checkpoint.pt", restore_rng=False)["network"], n).to(device)
     elif args.init_from:
-        from hearts_env.policy import load_policy
+        from hearts_env.nets import load_policy
 
         start_from = load_policy(args.init_from, rules)  # refuses a model of other rules or encoding, with the reason
         network = build_network(start_from.config, n)
@@ -874,7 +874,7 @@ def check_args(args: Args, resume: Path | None = None) -> None:
         )
     # the starting weights: a model of these rules and this encoding (a resumed run has its own)
     if args.init_from and resume is None:
-        from hearts_env.policy import load_policy
+        from hearts_env.nets import load_policy
 
         try:
             load_policy(args.init_from, loaded[0])

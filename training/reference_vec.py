@@ -18,11 +18,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from hearts_env.core.actions import mask_array
 from hearts_env.core.rules import Rules
-from hearts_env.env.aec import mask_array
-from hearts_env.env.encoding import OBSERVATION_SIZE, OFFSETS, ObservationEncoder
-
-from .evaluate import deal_for_seed
+from hearts_env.obs import OBSERVATION_SIZE, OFFSETS, ObservationEncoder
+from hearts_env.tournament import deal_for_seed
 
 _TO_MOVE_SELF = OFFSETS["to_move"]
 

@@ -13,11 +13,14 @@ the same seed gives the same deals and the same smoosh shuffles.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 import torch
 
+from ..core.deal import Deal, mask_to_actions, seeded_deal
 from ..core.rules import Rules
+from ..obs.spec import OBSERVATION_SIZE
 from .engine import HeartsKernel, StepResult
 from .params import BatchedParams
 from .state import BatchState
@@ -120,8 +123,6 @@ class BatchedHearts:
 
     @property
     def observation_size(self) -> int:
-        from ..env.encoding import OBSERVATION_SIZE
-
         return int(OBSERVATION_SIZE)
 
     # ---- explicit deals
@@ -135,9 +136,6 @@ class BatchedHearts:
         """Put in ``rows`` the deals ``hearts_env.core.deal.seeded_deal(rules, seed)`` starts: the same
         hands, dealer, pass kind and smoosh shuffle as the environment's ``reset(seed=seed)`` and the
         tournaments' duplicate deals, so a batched evaluation plays the deals a tournament would."""
-        from ..core.deal import mask_to_actions, seeded_deal
-        from .reference import smoosh_perm_of
-
         deals = [seeded_deal(self.rules, int(seed)) for seed in seeds]
         self.load(
             rows,
@@ -145,14 +143,12 @@ class BatchedHearts:
             kitty=[list(deal.kitty_cards) for deal in deals],
             dealer=[deal.dealer for deal in deals],
             pass_kind=[deal.cycle_kind for deal in deals],
-            smoosh_perm=[smoosh_perm_of(deal) for deal in deals],
+            smoosh_perm=[deal.smoosh_permutation() for deal in deals],
             totals=[list(deal.totals_before) for deal in deals],
         )
 
     def state_dict(self) -> dict[str, torch.Tensor]:
         """Every row's state as CPU tensors by field name (for checkpoints; the generator is saved apart)."""
-        from dataclasses import asdict
-
         return {k: v.cpu() for k, v in asdict(self.state).items()}
 
     def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
@@ -166,8 +162,6 @@ class BatchedHearts:
     def reference_deal(self, row: int, seed: int | None = None) -> Any:
         """A ``hearts_env.Deal`` at the start of the deal in ``row`` (its smoosh shuffle is the Deal's
         own, from ``seed``, not the row's)."""
-        from ..core.deal import Deal
-
         spec = self.export(row)
         spec.pop("smoosh_perm")
         spec.pop("cycle_pos")

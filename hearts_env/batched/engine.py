@@ -28,9 +28,29 @@ from typing import Any
 
 import torch
 
-from ..core.actions import LEAD_HEART, MOON_ADD, MOON_SUBTRACT, NUM_ACTIONS, PASS_FROM_HAND, PASS_THROUGH, VOID_DEAL
-from ..core.cards import CLUBS, HEARTS_MASK, HIGHER_THAN_QUEEN_MASK, NUM_CARDS, QS, QS_BIT, SPADES, SUIT_MASKS
-from ..core.deal import check_deal_pass_kind, deal_card_id
+from ..core.actions import (
+    LEAD_HEART,
+    MOON_ADD,
+    MOON_SUBTRACT,
+    NUM_ACTIONS,
+    PASS_FROM_HAND,
+    PASS_THROUGH,
+    VOID_DEAL,
+    action_name,
+)
+from ..core.cards import (
+    CLUBS,
+    HEARTS_MASK,
+    HIGHER_THAN_QUEEN_MASK,
+    NUM_CARDS,
+    QS,
+    QS_BIT,
+    SPADES,
+    SUIT_MASKS,
+    card_name,
+    cards_of,
+)
+from ..core.deal import PHASE_NAMES, check_deal_pass_kind, deal_card_id, mask_to_actions
 from ..core.errors import IllegalActionError, InvalidDealError
 from .bits import BitTables, lowest_bit
 from .params import (
@@ -222,8 +242,6 @@ class HeartsKernel:
         return a
 
     def _reject(self, state: BatchState, a: torch.Tensor, ok: torch.Tensor) -> None:
-        from ..core.actions import action_name
-        from ..core.deal import PHASE_NAMES, mask_to_actions
 
         rows = torch.nonzero(~ok).flatten().tolist()
         acts = a[rows].tolist()
@@ -937,7 +955,6 @@ class HeartsKernel:
         ``add_unless_shooter_loses``; default zeros). Raises ``InvalidDealError`` for an invalid deal,
         or one that would be cancelled before any decision.
         """
-        from ..core.cards import card_name
 
         p, n = self.params, self.n
         rules = p.rules
@@ -1056,7 +1073,6 @@ class HeartsKernel:
         """The deal in ``row`` as keyword arguments of ``hearts_env.Deal`` (hands as dealt, kitty in
         order, dealer, pass kind and totals) plus ``smoosh_perm`` and ``cycle_pos`` (see ``load``)."""
         n = self.n
-        from ..core.cards import cards_of
 
         return {
             "hands": [cards_of(int(h)) for h in state.dealt[row].tolist()],

@@ -18,7 +18,6 @@ against the reference bot over random play, and says when the fingerprint needs 
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -496,14 +495,7 @@ def heuristic_actions(engine: BatchedHearts, rows: torch.Tensor | None = None, *
     cache: Any = getattr(engine, "_heuristic", None)
     if cache is None:
         vector = None
-        if reference_fingerprint() == REFERENCE_FINGERPRINT:
-            vector = VectorHeuristic(engine)
-        else:
-            warnings.warn(
-                "hearts_env.bots.heuristic changed since the batched heuristic was written; "
-                "heuristic_actions asks the reference bot row by row (exact, slower)",
-                stacklevel=2,
-            )
+        vector = VectorHeuristic(engine)
         cache = (vector, BatchedHeuristic(engine))
         engine._heuristic = cache  # type: ignore[attr-defined]
     vector, exact_bot = cache

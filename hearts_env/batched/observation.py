@@ -1,6 +1,6 @@
-"""Observations of the seat to move, ``(B, D)`` float32, identical to ``hearts_env.env.encoding``.
+"""Observations of the seat to move, ``(B, D)`` float32, identical to ``hearts_env.obs``.
 
-The layout (segment names, sizes and offsets) is read from ``hearts_env.env.encoding`` when the builder
+The layout (segment names, sizes and offsets) is read from ``hearts_env.obs`` when the builder
 is made, so the batched vectors follow that module; a segment this builder does not know raises
 ``NotImplementedError`` naming it, rather than leaving it silently wrong. Values are computed the way
 the reference encoder computes them (scaled in float64, clipped, then stored as float32), so the
@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from ..core.cards import QS_BIT
+from ..obs import spec as encoding
 from .engine import HeartsKernel
 from .params import DEALER_CHOICE_KIND, MOON_CHOICE, PASSING, PLAYING, SCATTER, SMOOSH
 from .state import BatchState
@@ -76,8 +77,6 @@ class ObservationBuilder:
     """Builds ``(B, D)`` observations for one kernel (rule set and device)."""
 
     def __init__(self, kernel: HeartsKernel) -> None:
-        from ..env import encoding
-
         self.kernel = kernel
         self.params = p = kernel.params
         self.device = d = kernel.device

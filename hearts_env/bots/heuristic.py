@@ -44,7 +44,7 @@ from ..core.actions import (
 )
 from ..core.cards import AS, CLUBS, DIAMONDS, HEARTS, KS, NUM_CARDS, QS, SPADES
 from ..core.rules import Rules
-from ..env.encoding import SeatView, decode_observation
+from ..obs import SeatView, decode_observation
 
 
 def _suit(card: int) -> int:

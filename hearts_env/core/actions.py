@@ -15,7 +15,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .cards import CARD_NAMES, NUM_CARDS, parse_card
+from .errors import IllegalActionError
 from .rules import canonical_pass_kind, pass_offset
 
 PASS_FROM_HAND = 52
@@ -74,3 +77,37 @@ def action_pass_kind(action: int, num_players: int) -> str:
     if CHOOSE_OFFSET_BASE < action < CHOOSE_HOLD:
         return canonical_pass_kind(f"offset:{action - CHOOSE_OFFSET_BASE}", num_players)
     return {CHOOSE_HOLD: "hold", CHOOSE_SCATTER: "scatter", CHOOSE_SMOOSH: "smoosh"}[action]
+
+
+_BYTE_BITS = [bytes((b >> i) & 1 for i in range(8)) for b in range(256)]
+
+
+def mask_array(legal: int) -> np.ndarray:
+    """The ``int8`` action mask of a legal-action bitmask (bit ``a`` set: action ``a`` legal); a
+    new, writable array (one byte per bit through a 256-entry table: faster than ``unpackbits``)."""
+    return np.frombuffer(
+        bytearray(b"".join([_BYTE_BITS[b] for b in legal.to_bytes(9, "little")])), np.int8, NUM_ACTIONS
+    )
+
+
+def as_action(action: object, legal: int) -> int:
+    """``action`` as a plain ``int``: a Python int, a numpy integer scalar or a 0-d integer array.
+    Anything else (a float, a bool, a string, an array with a shape) raises ``IllegalActionError``
+    naming the value and the legal actions (``legal``: their bitmask). Every entry point checks
+    its actions here; whether the integer is legal is the engine's (or the caller's) check."""
+    if type(action) is int:
+        return action
+    if isinstance(action, np.integer) or (
+        isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu"
+    ):
+        return int(action)
+    if isinstance(action, int) and not isinstance(action, bool):  # an int subclass (IntEnum)
+        return int(action)
+    legal_list = [a for a in range(NUM_ACTIONS) if legal >> a & 1]
+    names = " ".join(f"{action_name(a)} ({a})" for a in legal_list) or "none"
+    raise IllegalActionError(
+        f"actions are integers 0..{NUM_ACTIONS - 1} (a Python int, a numpy integer or a 0-d integer array; "
+        f"see hearts_env.core.actions), got {action!r} of type {type(action).__name__}; legal: {names}",
+        -1,
+        legal_list,
+    )

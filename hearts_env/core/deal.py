@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .actions import (
+    CHOOSE_SMOOSH,
     LEAD_HEART,
     MOON_ADD,
     MOON_SUBTRACT,
@@ -250,6 +251,26 @@ class Deal:
         return other
 
     # ------------------------------------------------------------------ legal sets
+    def smoosh_permutation(self) -> list[int]:
+        """The shuffle a reference deal at its start will apply to a smoosh pool, as ``load`` takes it
+        (seat position ``i`` from eldest hand receives ``pool[perm[i]]``). Read from a clone that passes
+        the first legal cards: the shuffle depends only on the deal's random state and the pool's size."""
+        n = self.num_players
+        size = n * self.rules.pass_count
+        probe = self.clone()
+        if probe.phase == DEALER_CHOICE:
+            probe.apply_action(CHOOSE_SMOOSH)
+        if probe.pass_kind != "smoosh":
+            return list(range(size))
+        while probe.phase == PASSING:
+            probe.apply_action(probe.legal_actions()[0])
+        pool = [card for p in probe.pass_order for card in probe.chosen[p]]
+        shuffled: list[int] = [-1] * size
+        for q, p in enumerate(probe.pass_order):
+            for k, (card, _) in enumerate(probe.received[p]):
+                shuffled[q + k * n] = card
+        return [pool.index(card) for card in shuffled]
+
     def _compute_legal(self) -> int:
         phase = self.phase
         if phase == PLAYING:

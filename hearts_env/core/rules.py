@@ -255,16 +255,36 @@ class Rules:
             raise RulesError(err.option, f"{err.reason} (in {path})") from None
 
     @classmethod
-    def load(cls, spec: Rules | str | Path | None) -> Rules:
-        """A ``Rules``, a preset name, or a path to a rule file, as every front end accepts them."""
+    def load(cls, spec: Rules | str | Path | Mapping[str, Any] | None = None, **overrides: Any) -> Rules:
+        """The one rules loader every front end uses: a ``Rules``, a preset name, a rule file path, or
+        a mapping of options (``None``: standard), with option ``overrides`` on top.
+
+        As with ``Rules.preset``, a rule set whose pass cycle is the default for its player count
+        follows the new count's default when only ``num_players`` changes. Raises ``RulesError``."""
         if spec is None:
-            return cls()
-        if isinstance(spec, Rules):
-            return spec
-        text = str(spec)
-        if text.endswith(".toml") or Path(text).is_file():
-            return cls.from_file(text)
-        return cls.preset(text)
+            base = cls()
+        elif isinstance(spec, Mapping):
+            base = cls.from_dict(spec)
+        elif isinstance(spec, Rules):
+            base = spec
+        else:
+            text = str(spec)
+            if text.endswith(".toml") or Path(text).is_file():
+                base = cls.from_file(text)
+            elif not overrides:
+                return cls.preset(text)
+            else:
+                return cls.preset(text, **overrides)
+        if not overrides:
+            return base
+        data = base.to_dict()
+        n = overrides.get("num_players")
+        cycle = data.get("pass_cycle")
+        follows_default = isinstance(cycle, list | tuple) and tuple(cycle) == default_pass_cycle(base.num_players)
+        if isinstance(n, int) and "pass_cycle" not in overrides and follows_default:
+            data["pass_cycle"] = list(default_pass_cycle(n))
+        data.update(overrides)
+        return cls.from_dict(data)
 
     def replace(self, **overrides: Any) -> Rules:
         return Rules.from_dict({**self.to_dict(), **overrides})

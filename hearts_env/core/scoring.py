@@ -107,3 +107,34 @@ def score_deal(
     if rules.no_tricks_adjustment and rules.no_tricks_adjustment_on_moon:
         scores = [s + (rules.no_tricks_adjustment if tricks[p] == 0 else 0) for p, s in enumerate(scores)]
     return DealScore(tuple(scores), tuple(raw), shooter, shot, applied)
+
+
+def worst_deal_score(rules: Rules) -> int:
+    """An upper bound on the points one seat can score in a deal (the moon's or sun's value added
+    to the others, or every penalty card, plus a positive no-trick adjustment)."""
+    t = rules.tables
+    worst = max(t.penalty_total, t.moon_value, rules.sun_value if rules.sun_enabled else 0)
+    return worst + max(0, rules.no_tricks_adjustment)
+
+
+def most_points_to_come(rules: Rules, episode: str = "deal", total: int = 0) -> int:
+    """An upper bound on the deal points one seat can still score in an episode that has not ended,
+    counting the deal in progress: ``total`` is the seat's match total before that deal.
+
+    A deal episode (or a match without ``game_end_threshold``, which is one deal) is one deal:
+    ``worst_deal_score``. A match ends after the first deal that takes a total to the threshold, so a
+    seat enters its last deal with at most ``threshold - 1`` and leaves it with at most
+    ``threshold - 1 + worst_deal_score``; the points still to come are that minus ``total`` (more
+    when ``total`` is below zero, after a moon shot or a bonus card). The bound used is
+    ``threshold + worst_deal_score - min(total, 0)``, one point more than that, plus, for rules
+    that can prolong a match, the points each exact-score reset that lowers a total gives back
+    (counted once each) and one more deal if tied leaders replay (``tie_for_lowest``)."""
+    worst = worst_deal_score(rules)
+    threshold = rules.game_end_threshold
+    if episode != "match" or threshold is None:
+        return worst
+    points = threshold + worst - min(total, 0)
+    points += sum(old - new for old, new in rules.exact_score_resets if new < old)
+    if rules.tie_for_lowest == "play_another_deal":
+        points += worst
+    return points

@@ -3,9 +3,9 @@
 ```python
 import gymnasium
 import numpy as np
-import hearts_env  # registers "hearts_env/Hearts-v0"
+import hearts_env.envs  # registers "hearts_env/Hearts-v1"
 
-env = gymnasium.make("hearts_env/Hearts-v0", rules="standard", opponents="heuristic")
+env = gymnasium.make("hearts_env/Hearts-v1", rules="standard", opponents="heuristic")
 obs, info = env.reset(seed=0)
 while True:
     action = int(np.flatnonzero(env.unwrapped.action_masks())[0])
@@ -14,7 +14,7 @@ while True:
         break
 ```
 
-- Observation: the seat-relative vector of ``hearts_env.env.encoding`` (``Box``, 2,577 ``float32``),
+- Observation: the seat-relative vector of ``hearts_env.obs`` (``Box``, 2,577 ``float32``),
   the same as the AEC env's ``observation["observation"]``; the legal actions come from
   ``action_masks()`` (a ``bool`` array, what sb3-contrib's ``MaskablePPO`` asks for) and from
   ``info["action_mask"]``.
@@ -52,10 +52,10 @@ import numpy as np
 from gymnasium import spaces
 
 from ..bots import Bot, make_bot
-from ..core.actions import NUM_ACTIONS
+from ..core.actions import NUM_ACTIONS, as_action
 from ..core.rules import Rules
-from .aec import as_action, load_rules, raw_env
-from .encoding import OBSERVATION_SIZE, observation_bounds
+from ..obs import OBSERVATION_SIZE, observation_bounds
+from .aec import raw_env
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 
@@ -78,7 +78,7 @@ class HeartsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         illegal_reward: float | None = None,
         render_mode: str | None = None,
     ) -> None:
-        loaded = load_rules(rules)
+        loaded = Rules.load(rules)
         self._aec = raw_env(
             rules=loaded,
             episode=episode,

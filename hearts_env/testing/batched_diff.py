@@ -10,7 +10,7 @@ the engine's own deals and deal sequence (dealer rotation, pass cycle, redeals) 
 
 The smoosh shuffle is the one thing the two engines draw differently (a torch generator against
 Python's ``random``): a deal that can smoosh is loaded into its row with the reference deal's shuffle
-(``smoosh_perm_of``), so both engines move the same cards.
+(``Deal.smoosh_permutation``), so both engines move the same cards.
 
 The tests and the device checks use this; it raises ``AssertionError`` describing the first difference.
 """
@@ -24,32 +24,11 @@ from typing import Any
 
 import torch
 
-from ..core.actions import CHOOSE_SMOOSH, NUM_ACTIONS
-from ..core.deal import DEALER_CHOICE, PASSING, Deal, mask_to_actions
+from ..batched.batch import BatchedHearts
+from ..batched.params import DEALER_CHOICE_KIND, SMOOSH, kind_name
+from ..core.actions import NUM_ACTIONS
+from ..core.deal import Deal, mask_to_actions
 from ..core.rules import Rules
-from .batch import BatchedHearts
-from .params import DEALER_CHOICE_KIND, SMOOSH, kind_name
-
-
-def smoosh_perm_of(deal: Deal) -> list[int]:
-    """The shuffle a reference deal at its start will apply to a smoosh pool, as ``load`` takes it
-    (seat position ``i`` from eldest hand receives ``pool[perm[i]]``). Read from a clone that passes
-    the first legal cards: the shuffle depends only on the deal's random state and the pool's size."""
-    n = deal.num_players
-    size = n * deal.rules.pass_count
-    probe = deal.clone()
-    if probe.phase == DEALER_CHOICE:
-        probe.apply_action(CHOOSE_SMOOSH)
-    if probe.pass_kind != "smoosh":
-        return list(range(size))
-    while probe.phase == PASSING:
-        probe.apply_action(probe.legal_actions()[0])
-    pool = [card for p in probe.pass_order for card in probe.chosen[p]]
-    shuffled: list[int] = [-1] * size
-    for q, p in enumerate(probe.pass_order):
-        for k, (card, _) in enumerate(probe.received[p]):
-            shuffled[q + k * n] = card
-    return [pool.index(card) for card in shuffled]
 
 
 def pass_kinds_of(rules: Rules) -> list[str]:
@@ -136,7 +115,7 @@ def play_against_reference(
         kitties.append(spec["kitty"])
         dealers.append(dealer)
         pass_kinds.append(kind)
-        perms.append(smoosh_perm_of(ref))
+        perms.append(ref.smoosh_permutation())
         tots.append(before)
     if rows:
         engine.load(rows, hands, kitty=kitties, dealer=dealers, pass_kind=pass_kinds, smoosh_perm=perms, totals=tots)
@@ -147,13 +126,13 @@ def play_against_reference(
             report.pass_kinds[pass_kinds[rows.index(row)]] += 1
     encode = None
     if observations or heuristic:
-        from ..env.encoding import encode
+        from ..obs import encode
     bot = None
     if heuristic:
         import numpy as np
 
+        from ..batched.heuristic import heuristic_actions
         from ..bots.heuristic import HeuristicBot
-        from .heuristic import heuristic_actions
 
         bot = HeuristicBot(rules)
     while report.deals < target:
@@ -239,7 +218,7 @@ def _follow(engine: BatchedHearts, row: int, rng: random.Random, report: DiffRep
     ref = Deal(engine.rules, seed=rng.getrandbits(32), **spec)
     code = engine.state.deal_kind[row].item()
     if code in (SMOOSH, DEALER_CHOICE_KIND):
-        wanted = smoosh_perm_of(ref)
+        wanted = ref.smoosh_permutation()
         if wanted != perm:
             engine.load(
                 [row],
@@ -268,7 +247,7 @@ def _describe(ref: Deal) -> str:
 
 
 def _obs_difference(got: Any, expected: Any, row: int, ref: Deal) -> str:
-    from ..env.encoding import OFFSETS, SEGMENTS
+    from ..obs import OFFSETS, SEGMENTS
 
     diffs = []
     for seg in SEGMENTS:
@@ -283,4 +262,8 @@ def _obs_difference(got: Any, expected: Any, row: int, ref: Deal) -> str:
     return f"row {row}, observation of seat {ref.current_player} differs: " + "; ".join(diffs) + f"\n  {_describe(ref)}"
 
 
-__all__ = ["DiffReport", "pass_kinds_of", "play_against_reference", "smoosh_perm_of"]
+__all__ = [
+    "DiffReport",
+    "pass_kinds_of",
+    "play_against_reference",
+]

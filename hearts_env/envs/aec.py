@@ -182,28 +182,17 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
-from pettingzoo.utils.env_logger import EnvLogger
 
-from ..core.actions import NUM_ACTIONS, action_name
-from ..core.deal import DONE, Deal, mask_to_actions, seeded_deal
-from ..core.errors import IllegalActionError
+from ..core.actions import NUM_ACTIONS, as_action
+from ..core.deal import Deal, seeded_deal
 from ..core.match import Match
 from ..core.rules import Rules
-from .encoding import OBSERVATION_SIZE, OFFSETS, ObservationEncoder, SeatView, observation_bounds, seat_view
-from .render import render_text
+from ..narrate.render import render_text
+from ..obs import OBSERVATION_SIZE, SeatedTable, SeatView, observation_bounds, seat_view
+from .rewards import illegal_move_reward, rank_rewards
 
 EPISODES = ("deal", "match")
 _RESET_OPTIONS = frozenset({"pass_kind", "hands", "kitty", "dealer", "totals"})
-_ZERO_MASK = np.zeros(NUM_ACTIONS, np.int8)
-_TO_MOVE_SELF = OFFSETS["to_move"]  # the to_move entry of the seat to move itself
-
-
-def load_rules(rules: Rules | str | Path | Mapping[str, Any] | None) -> Rules:
-    """A ``Rules``, a preset name, a rule file path, or a mapping of options (``None``: standard)."""
-    if isinstance(rules, Mapping):
-        return Rules.from_dict(rules)
-    return Rules.load(rules)
 
 
 def _rules_label(spec: object, rules: Rules) -> str:
@@ -225,88 +214,6 @@ class HeartsDiscrete(spaces.Discrete):
         return super().contains(x)
 
 
-_BYTE_BITS = [bytes((b >> i) & 1 for i in range(8)) for b in range(256)]
-
-
-def mask_array(legal: int) -> np.ndarray:
-    """The ``int8`` action mask of a legal-action bitmask (bit ``a`` set: action ``a`` legal); a
-    new, writable array (one byte per bit through a 256-entry table: faster than ``unpackbits``)."""
-    return np.frombuffer(
-        bytearray(b"".join([_BYTE_BITS[b] for b in legal.to_bytes(9, "little")])), np.int8, NUM_ACTIONS
-    )
-
-
-def worst_deal_score(rules: Rules) -> int:
-    """An upper bound on the points one seat can score in a deal (the moon's or sun's value added
-    to the others, or every penalty card, plus a positive no-trick adjustment)."""
-    t = rules.tables
-    worst = max(t.penalty_total, t.moon_value, rules.sun_value if rules.sun_enabled else 0)
-    return worst + max(0, rules.no_tricks_adjustment)
-
-
-def most_points_to_come(rules: Rules, episode: str = "deal", total: int = 0) -> int:
-    """An upper bound on the deal points one seat can still score in an episode that has not ended,
-    counting the deal in progress: ``total`` is the seat's match total before that deal.
-
-    A deal episode (or a match without ``game_end_threshold``, which is one deal) is one deal:
-    ``worst_deal_score``. A match ends after the first deal that takes a total to the threshold, so a
-    seat enters its last deal with at most ``threshold - 1`` and leaves it with at most
-    ``threshold - 1 + worst_deal_score``; the points still to come are that minus ``total`` (more
-    when ``total`` is below zero, after a moon shot or a bonus card). The bound used is
-    ``threshold + worst_deal_score - min(total, 0)``, one point more than that, plus, for rules
-    that can prolong a match, the points each exact-score reset that lowers a total gives back
-    (counted once each) and one more deal if tied leaders replay (``tie_for_lowest``)."""
-    worst = worst_deal_score(rules)
-    threshold = rules.game_end_threshold
-    if episode != "match" or threshold is None:
-        return worst
-    points = threshold + worst - min(total, 0)
-    points += sum(old - new for old, new in rules.exact_score_resets if new < old)
-    if rules.tie_for_lowest == "play_another_deal":
-        points += worst
-    return points
-
-
-def illegal_move_reward(
-    rules: Rules,
-    episode: str = "deal",
-    reward_scale: float = 1.0,
-    final_rank_reward: Sequence[float] | None = None,
-    total: int = 0,
-) -> float:
-    """The default reward of an illegal move (``illegal_reward``), never better than what playing on
-    legally can bring: minus ``most_points_to_come`` (``total``: the offender's match total before
-    the deal in progress), times ``abs(reward_scale)``, plus in match episodes the lowest
-    ``final_rank_reward`` (the offender ranks last)."""
-    reward = -most_points_to_come(rules, episode, total) * abs(reward_scale)
-    if episode == "match" and final_rank_reward is not None and len(final_rank_reward):
-        reward += min(float(x) for x in final_rank_reward)
-    return float(reward)
-
-
-def as_action(action: object, legal: int) -> int:
-    """``action`` as a plain ``int``: a Python int, a numpy integer scalar or a 0-d integer array.
-    Anything else (a float, a bool, a string, an array with a shape) raises ``IllegalActionError``
-    naming the value and the legal actions (``legal``: their bitmask). Both environments check
-    their actions here; whether the integer is legal is the engine's (or the caller's) check."""
-    if type(action) is int:
-        return action
-    if isinstance(action, np.integer) or (
-        isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu"
-    ):
-        return int(action)
-    if isinstance(action, int) and not isinstance(action, bool):  # an int subclass (IntEnum)
-        return int(action)
-    legal_list = mask_to_actions(legal)
-    names = " ".join(f"{action_name(a)} ({a})" for a in legal_list) or "none"
-    raise IllegalActionError(
-        f"actions are integers 0..{NUM_ACTIONS - 1} (a Python int, a numpy integer or a 0-d integer array; "
-        f"see hearts_env.core.actions), got {action!r} of type {type(action).__name__}; legal: {names}",
-        -1,
-        legal_list,
-    )
-
-
 _DEAL_PINS = ("hands", "kitty", "dealer", "pass_kind", "totals")
 
 
@@ -314,7 +221,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
     """The bare Hearts AEC environment; see the module docstring. ``hearts_env.env()`` wraps it."""
 
     metadata = {  # noqa: RUF012 (PettingZoo reads it from the class)
-        "name": "hearts_v0",
+        "name": "hearts_v1",
         "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
         "render_fps": 1,
@@ -331,7 +238,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         render_seat: int | None = None,
     ) -> None:
         super().__init__()
-        self.rules = load_rules(rules)
+        self.rules = Rules.load(rules)
         n = self.rules.num_players
         if episode not in EPISODES:
             raise ValueError(f"episode must be one of {', '.join(EPISODES)}, got {episode!r}")
@@ -367,10 +274,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             for a in self.possible_agents
         }
         self.action_spaces = {a: HeartsDiscrete(NUM_ACTIONS) for a in self.possible_agents}
-        self._encoder = ObservationEncoder(self.rules, match_episode=episode == "match")
+        self._table = SeatedTable(self.rules, match_episode=episode == "match")
         self._rng = random.Random()
-        self._deal: Deal | None = None
-        self._match: Match | None = None
         self._dirty = False  # rewards/infos of the last step need clearing
 
     # ---- spaces
@@ -384,18 +289,18 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
     @property
     def deal(self) -> Deal:
         """The deal in progress (the last one once the episode is over)."""
-        if self._deal is None:
+        if self._table.deal is None:
             raise RuntimeError("call reset() first")
-        return self._deal
+        return self._table.deal
 
     @property
     def match(self) -> Match | None:
         """The match (match episodes) or ``None``."""
-        return self._match
+        return self._table.match
 
     def seat_view(self, agent: str) -> SeatView:
         """What ``agent`` knows now, structured (the same as decoding its observation)."""
-        return seat_view(self.deal, self._seat_of[agent], self._match)
+        return seat_view(self.deal, self._seat_of[agent], self._table.match)
 
     # ---- reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -413,8 +318,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         rules = self.rules
         n = rules.num_players
         if self.episode == "deal":
-            self._match = None
-            self._deal = seeded_deal(rules, episode_seed, **{k: options[k] for k in _DEAL_PINS if k in options})
+            game: Deal | Match = seeded_deal(rules, episode_seed, **{k: options[k] for k in _DEAL_PINS if k in options})
         else:
             script = [{"hands": options["hands"], "kitty": options.get("kitty")}] if "hands" in options else []
             match = Match(rules, seed=episode_seed, first_dealer=options.get("dealer"), scripted_deals=script)
@@ -437,8 +341,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
                 )
                 if match.deal.is_terminal():
                     raise ValueError("these options cancel the first deal at once; a match cannot start with it")
-            self._match = match
-            self._deal = match.deal
+            game = match
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -447,24 +350,18 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self.infos = {a: {} for a in self.agents}
         self._dirty = False
         self._skip_agent_selection = None
-        self._encoder.start(self._deal, self._match)
-        if self._deal.is_terminal():  # only with pinned hands that cancel the deal at once
-            self._end_of_deal(self._deal)
+        table = self._table
+        table.start(game)
+        assert table.deal is not None
+        if table.deal.is_terminal():  # only with pinned hands that cancel the deal at once
+            self._end_of_deal(table.deal)
             self.agent_selection = self.agents[0]
             return
-        self.agent_selection = self.possible_agents[self._deal.current_player]
+        self.agent_selection = self.possible_agents[table.deal.current_player]
 
     # ---- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat_of[agent]
-        deal = self._deal
-        assert deal is not None, "call reset() first"
-        current = deal.current_player
-        if seat == current:  # the common case, inlined: ``self._encoder.observation(seat, current)``
-            vector = self._encoder.buffer[seat].copy()
-            vector[_TO_MOVE_SELF] = 1.0
-            return {"observation": vector, "action_mask": mask_array(deal.legal_mask())}
-        return {"observation": self._encoder.observation(seat, current), "action_mask": _ZERO_MASK.copy()}
+        return self._table.observation(self._seat_of[agent])
 
     # ---- step
     def step(self, action: int | np.integer | None) -> None:
@@ -472,24 +369,22 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        deal = self._deal
-        assert deal is not None
+        table = self._table
+        deal = table.deal
+        assert deal is not None, "call reset() first"
         if type(action) is not int:
             action = as_action(action, deal.legal_mask())
         seat = deal.current_player
-        phase = deal.phase
-        game = self._match if self._match is not None else deal
-        game.apply_action(action)  # type: ignore[arg-type]  # the engine rejects what is not a legal int
+        deal_over = table.apply(action)  # the engine rejects an illegal action, the game unchanged
         if self._dirty:
             self._clear_step()
         self._cumulative_rewards[agent] = 0.0
-        self._encoder.update(deal, seat, action, phase)  # type: ignore[arg-type]
-        if deal.phase == DONE:
+        if deal_over:
             self._end_of_deal(deal)
         if self.terminations[agent]:
             self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
         else:
-            self.agent_selection = self.possible_agents[self._deal.current_player]
+            self.agent_selection = self.possible_agents[self.deal.current_player]
         if self.render_mode == "human":
             self.render()
 
@@ -498,7 +393,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         continuation of the episode gives it less (``illegal_move_reward`` of the module, with its
         match total before the deal in progress)."""
         seat = self._seat_of[self.agent_selection if agent is None else agent]
-        total = self._match.totals[seat] if self._match is not None else 0
+        match = self._table.match
+        total = match.totals[seat] if match is not None else 0
         return illegal_move_reward(self.rules, self.episode, self.reward_scale, self.final_rank_reward, total)
 
     def _clear_step(self) -> None:
@@ -515,7 +411,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         mean = sum(scores) / n if self.zero_sum else 0.0
         scale = self.reward_scale
         rewards = [-(s - mean) * scale for s in scores]
-        match = self._match
+        match = self._table.match
         done = True
         if match is not None:
             done = match.over
@@ -532,14 +428,12 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             self.infos[a] = dict(info)
         self._dirty = True
         if done:
-            if match is not None:
-                self._encoder.finish_match(match)
+            self._table.finish()
             for a in self.possible_agents:
                 self.terminations[a] = True
         else:
             assert match is not None
-            self._deal = match.deal
-            self._encoder.start(match.deal, match)
+            self._table.next_deal()
 
     # ---- render / close
     def render(self) -> str | None:
@@ -549,7 +443,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         text = render_text(
             self.deal,
             self.possible_agents,
-            match=self._match,
+            match=self._table.match,
             rules_name=self.rules_label,
             view=self.render_seat,
         )
@@ -560,239 +454,3 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
 
     def close(self) -> None:
         pass
-
-
-def rank_rewards(totals: Sequence[int], winners: Sequence[int], values: Sequence[float]) -> list[float]:
-    """``values`` by final place: winners first, then the rest by total; ties share their places' mean."""
-    n = len(totals)
-    winner_set = set(winners)
-    groups: list[list[int]] = [sorted(winner_set)] if winner_set else []
-    for p in sorted((p for p in range(n) if p not in winner_set), key=lambda p: totals[p]):
-        last = groups[-1] if groups else None
-        if last is not None and last[0] not in winner_set and totals[last[0]] == totals[p]:
-            last.append(p)
-        else:
-            groups.append([p])
-    out = [0.0] * n
-    place = 0
-    for group in groups:
-        share = sum(values[place : place + len(group)]) / len(group)
-        for p in group:
-            out[p] = share
-        place += len(group)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Wrappers
-# ---------------------------------------------------------------------------------------------
-
-
-class _Direct:
-    """Reads the per-step attributes from the bare env directly (``self._bare``), not through
-    ``BaseWrapper.__getattr__``. None of the wrappers below overrides them, so the values are
-    exactly those the ``__getattr__`` chain would find."""
-
-    _bare: raw_env
-
-    @property
-    def agent_selection(self) -> str:
-        return self._bare.agent_selection
-
-    @property
-    def agents(self) -> list[str]:
-        return self._bare.agents
-
-    @property
-    def rewards(self) -> dict[str, float]:
-        return self._bare.rewards
-
-    @property
-    def _cumulative_rewards(self) -> dict[str, float]:
-        return self._bare._cumulative_rewards
-
-    @property
-    def terminations(self) -> dict[str, bool]:
-        return self._bare.terminations
-
-    @property
-    def truncations(self) -> dict[str, bool]:
-        return self._bare.truncations
-
-    @property
-    def infos(self) -> dict[str, dict[str, Any]]:
-        return self._bare.infos
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self._bare.action_spaces[agent]
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self._bare.observation_spaces[agent]
-
-
-class _TerminateIllegal(_Direct, wrappers.TerminateIllegalWrapper):
-    """``illegal_reward=None``: the offender's ``raw_env.illegal_move_reward()`` at the time of the move."""
-
-    def __init__(self, env: raw_env, illegal_reward: float | None) -> None:
-        start = illegal_move_reward(env.rules, env.episode, env.reward_scale, env.final_rank_reward)
-        super().__init__(env, start if illegal_reward is None else illegal_reward)
-        self._bare = env
-        self._default_illegal = illegal_reward is None
-
-    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
-        # TerminateIllegalWrapper.observe: remember the mask the agent to move saw
-        obs = self.env.observe(agent)
-        bare = self._bare
-        if agent == bare.agent_selection:
-            self._prev_obs = obs
-            self._prev_info = bare.infos.get(agent, {})
-        return obs
-
-    def step(self, action: int | np.integer | None) -> None:
-        # The common case of TerminateIllegalWrapper.step (a live agent, a legal move, observed
-        # first) without the attribute chain; every other case runs PettingZoo's code.
-        prev = self._prev_obs
-        if prev is not None and not self._terminated and action is not None:
-            bare = self._bare
-            agent = bare.agent_selection
-            if not (bare.terminations[agent] or bare.truncations[agent]) and prev["action_mask"][action]:
-                self._prev_obs = None
-                self._prev_info = None
-                self.env.step(action)
-                return
-        if self._default_illegal and self._bare.agents:
-            self._illegal_value = self._bare.illegal_move_reward()  # the offender's, should it be illegal
-        super().step(action)
-
-
-class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):
-    def __init__(self, env: AECEnv, bare: raw_env) -> None:
-        super().__init__(env)
-        self._bare = bare
-
-    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
-        return self.env.observe(agent)
-
-    def step(self, action: int | np.integer | None) -> None:
-        # AssertOutOfBoundsWrapper.step
-        bare = self._bare
-        agent = bare.agent_selection
-        assert (action is None and (bare.terminations[agent] or bare.truncations[agent])) or bare.action_spaces[
-            agent
-        ].contains(action), "action is not in action space"
-        self.env.step(action)
-
-
-def _before_reset(name: str) -> AttributeError:
-    return AttributeError(f"{name} cannot be accessed before reset")
-
-
-class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):
-    """As PettingZoo's: the per-step attributes raise ``AttributeError`` before ``reset``."""
-
-    def __init__(self, env: AECEnv, bare: raw_env) -> None:
-        super().__init__(env)
-        self._bare = bare
-
-    @property
-    def agent_selection(self) -> str:
-        if not self._has_reset:
-            raise _before_reset("agent_selection")
-        return self._bare.agent_selection
-
-    @property
-    def agents(self) -> list[str]:
-        if not self._has_reset:
-            raise _before_reset("agents")
-        return self._bare.agents
-
-    @property
-    def rewards(self) -> dict[str, float]:
-        if not self._has_reset:
-            raise _before_reset("rewards")
-        return self._bare.rewards
-
-    @property
-    def terminations(self) -> dict[str, bool]:
-        if not self._has_reset:
-            raise _before_reset("terminations")
-        return self._bare.terminations
-
-    @property
-    def truncations(self) -> dict[str, bool]:
-        if not self._has_reset:
-            raise _before_reset("truncations")
-        return self._bare.truncations
-
-    @property
-    def infos(self) -> dict[str, dict[str, Any]]:
-        if not self._has_reset:
-            raise _before_reset("infos")
-        return self._bare.infos
-
-    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        return self.env.observe(agent)
-
-    def step(self, action: int | np.integer | None) -> None:
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        elif not self._bare.agents:
-            self._has_updated = True
-            EnvLogger.warn_step_after_terminated_truncated()
-        else:
-            self._has_updated = True
-            self.env.step(action)
-
-    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
-        # AECEnv.last, reading the bare env's dicts directly
-        bare = self._bare
-        if not self._has_reset:
-            raise _before_reset("agent_selection")
-        agent = bare.agent_selection
-        observation = self.observe(agent) if observe else None
-        return (
-            observation,
-            bare._cumulative_rewards[agent],
-            bare.terminations[agent],
-            bare.truncations[agent],
-            bare.infos[agent],
-        )
-
-
-def wrap(raw: raw_env, *, illegal_reward: float | None = None, fast: bool = True) -> AECEnv:
-    """PettingZoo's classic wrapper chain around ``raw``. ``fast=False``: the unmodified classes.
-
-    ``illegal_reward=None``: the offender's ``raw.illegal_move_reward()`` when it moves illegally;
-    with ``fast=False`` (PettingZoo's class takes a fixed value) the value for a total of 0."""
-    if not fast:
-        if illegal_reward is None:
-            illegal_reward = illegal_move_reward(raw.rules, raw.episode, raw.reward_scale, raw.final_rank_reward)
-        env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
-        env = wrappers.AssertOutOfBoundsWrapper(env)
-        return wrappers.OrderEnforcingWrapper(env)
-    env = _TerminateIllegal(raw, illegal_reward)
-    env = _AssertOutOfBounds(env, raw)
-    return _OrderEnforcing(env, raw)
-
-
-def env(illegal_reward: float | None = None, **options: Any) -> AECEnv:
-    """The Hearts AEC environment with PettingZoo's standard wrappers; ``options`` as ``raw_env``."""
-    return wrap(raw_env(**options), illegal_reward=illegal_reward)
-
-
-__all__ = [
-    "EPISODES",
-    "HeartsDiscrete",
-    "as_action",
-    "env",
-    "illegal_move_reward",
-    "load_rules",
-    "mask_array",
-    "most_points_to_come",
-    "rank_rewards",
-    "raw_env",
-    "worst_deal_score",
-    "wrap",
-]

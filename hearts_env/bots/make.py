@@ -1,0 +1,57 @@
+"""``make_bot(spec, rules, seed)``: the bot a spec names (see ``hearts_env.bots``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..core.rules import Rules
+from ..nets.store import find_model, shipped_models
+from .base import Bot
+from .heuristic import HeuristicBot
+from .model import load_bot
+from .random_bot import RandomBot
+
+BOT_SPECS = ("random", "heuristic")
+
+
+def make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, seed: int | None = None) -> Bot:
+    """The bot ``spec`` names for ``rules`` (a ``Rules``, preset name or rule file; default standard)."""
+    if not isinstance(spec, str | Path):
+        if isinstance(spec, Bot):
+            return spec
+        raise TypeError(f"a bot spec is 'random', 'heuristic' or a bot object with act(), got {spec!r}")
+    loaded = Rules.load(rules) if not isinstance(rules, Rules) else rules
+    text = str(spec)
+    if text == "random":
+        return RandomBot(seed)
+    if text == "heuristic":
+        return HeuristicBot(loaded, seed)
+    if Path(text).suffix or Path(text).exists() or "/" in text or "\\" in text or find_model(text) is not None:
+        return load_bot(text, loaded, seed)
+    shipped = shipped_models()
+    names = f" or the name of a shipped model ({', '.join(shipped)})" if shipped else ""
+    raise ValueError(
+        f"unknown bot {text!r}; use {', '.join(BOT_SPECS)}, or a model directory: a path such as "
+        f"models/ppo-standard{names}"
+    )
+
+
+def lineup_of(bots: Sequence[Any], num_players: int) -> list[Any]:
+    """The seat lineup: ``bots`` with its last entry repeated to fill the table (``heuristic random``
+    at a 4-player table is heuristic and three random)."""
+    if not bots:
+        raise ValueError("a tournament needs at least one bot")
+    if len(bots) > num_players:
+        raise ValueError(f"{len(bots)} bots for {num_players} seats: give at most one bot per seat")
+    return list(bots) + [bots[-1]] * (num_players - len(bots))
+
+
+def spec_label(spec: Any) -> str:
+    """How a bot spec is named in tables: ``heuristic``, a model directory's name, a bot's ``name``."""
+    if isinstance(spec, str | Path):
+        text = str(spec).rstrip("/")
+        return Path(text).name if ("/" in text or os.sep in text or Path(text).exists()) else text
+    return str(getattr(spec, "name", type(spec).__name__))

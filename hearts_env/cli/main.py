@@ -1,0 +1,170 @@
+"""The ``hearts`` command: play against the bots, run tournaments, train, export, rules, replay.
+
+Subcommands (each has ``--help``):
+
+- ``hearts play``: a person plays one seat against bots in the terminal (``PlaySession``).
+- ``hearts tournament``: bots against bots over duplicate deals (``hearts_env.cli.tournament``).
+- ``hearts train`` / ``hearts export``: ``hearts_env.training.ppo.main`` / ``hearts_env.training.export.main``
+  (the ``train`` extra: torch).
+- ``hearts rules``: list the presets, ``show`` one, ``check`` a rule file.
+- ``hearts replay RECORD``: step through a saved game record trick by trick, every hand shown.
+- ``hearts selfplay``: random players play a whole match (a smoke test of an install).
+
+Game records of ``hearts play`` go to ``--record PATH``, else to ``$HEARTS_GAMES_DIR``, else to
+``$XDG_DATA_HOME/hearts-env/games/`` (``~/.local/share/hearts-env/games/`` by default): a per-user
+data directory, so playing never litters the working directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+from collections.abc import Callable, Sequence
+
+from ..core import HeartsError, Match, Rules, RulesError
+from . import tournament
+from .options import add_rules_options, rules_overrides
+from .play import _cmd_play
+from .replay import _cmd_replay
+from .rules_cmd import _cmd_rules
+
+
+def _cmd_selfplay(args: argparse.Namespace) -> int:
+    rules = Rules.load(args.rules, **rules_overrides(args.players, args.set))
+    rng = random.Random(args.seed)
+    match = Match(rules, seed=args.seed)
+    while not match.is_terminal():
+        match.apply_action(rng.choice(match.legal_actions()))
+    for summary in match.history:
+        tag = " (cancelled)" if summary.deal.cancelled else ""
+        kind = summary.deal.pass_kind
+        print(f"deal {summary.number:>2} {kind:<8} scores {list(summary.scores)} totals {list(summary.totals)}{tag}")
+    print(f"winners: {', '.join(f'seat {p}' for p in match.winners)} ({match.end_reason})")
+    return 0
+
+
+def _training_entry(command: str) -> Callable[[list[str]], int] | None:
+    """``main(argv)`` of ``hearts train`` / ``hearts export``; ``None`` (said on stderr) without torch.
+    Imported here, not at the top: torch is the optional ``train`` extra."""
+    try:
+        from ..training import export, ppo
+    except ModuleNotFoundError as err:
+        print(
+            f"hearts {command}: needs {err.name}, from the training extra: pip install 'hearts-env[train]'",
+            file=sys.stderr,
+        )
+        return None
+    return ppo.main if command == "train" else export.main
+
+
+def run_front_end(command: str, argv: Sequence[str]) -> int:
+    """``hearts tournament|train|export ARGS``: subcommands that parse their own arguments."""
+    if command == "tournament":
+        return tournament.main(list(argv), prog="hearts tournament")
+    entry = _training_entry(command)
+    if entry is None:
+        return 3
+    return int(entry(list(argv)) or 0)
+
+
+FRONT_ENDS = ("tournament", "train", "export")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hearts",
+        description="Hearts: play against the bots, run bot tournaments, train and export policies.",
+        epilog="Start with: hearts play",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    play = sub.add_parser(
+        "play",
+        help="play against the bots in the terminal",
+        description="Play one seat against bots. Cards are typed as QS, qs, Q♠, 10h or TH, or by number; ? for help.",
+        epilog="Game records are saved under $HEARTS_GAMES_DIR, else $XDG_DATA_HOME/hearts-env/games "
+        "(~/.local/share/hearts-env/games), unless --record PATH or --no-save.",
+    )
+    add_rules_options(play)
+    play.add_argument(
+        "--opponents",
+        nargs="+",
+        metavar="BOT",
+        help="random, heuristic or a model directory, one per opponent starting on your left; the last fills the "
+        "remaining seats (default: the shipped model models/ppo-standard where it fits the rules, else heuristic)",
+    )
+    play.add_argument("--seed", type=int, help="fixes the deals and the bots (default: random, printed at the start)")
+    play.add_argument("--deal", action="store_true", help="play a single deal instead of a whole match")
+    play.add_argument("--seat", type=int, default=0, help="your seat number (default 0)")
+    play.add_argument("--no-color", action="store_true", help="plain text, no colours (also: NO_COLOR=1)")
+    play.add_argument("--no-save", action="store_true", help="do not save a game record")
+    play.add_argument("--record", metavar="PATH", help="where to save the game record (JSON)")
+    play.set_defaults(func=_cmd_play)
+
+    sub.add_parser(
+        "tournament",
+        help="bots against bots over duplicate deals, with 95%% intervals (hearts tournament --help)",
+        add_help=False,
+    )
+    sub.add_parser("train", help="train a PPO policy (hearts train --help)", add_help=False)
+    sub.add_parser("export", help="export a trained policy to models/<name> (hearts export --help)", add_help=False)
+
+    rules = sub.add_parser(
+        "rules",
+        help="list presets, show a rule set, or check a rule file",
+        description="hearts rules: list the presets; hearts rules show NAME; hearts rules check FILE.",
+    )
+    rules.add_argument("action", nargs="?", default="list", choices=["list", "show", "check"])
+    rules.add_argument("target", nargs="?", help="preset name or rule file (show), rule file (check)")
+    rules.set_defaults(func=_cmd_rules)
+
+    replay = sub.add_parser(
+        "replay",
+        help="step through a saved game record trick by trick, every hand shown",
+        description="Replays a game record through the engine (checking it), trick by trick with all hands shown. "
+        "Pauses after each trick on a terminal; prints everything at once with --all or without a terminal.",
+    )
+    replay.add_argument("record", help="a game record (JSON) written by hearts play or save_record")
+    replay.add_argument("--all", action="store_true", help="print the whole game without pausing")
+    replay.add_argument("--no-color", action="store_true", help="plain text, no colours")
+    replay.set_defaults(func=_cmd_replay)
+
+    selfplay = sub.add_parser("selfplay", help="random players play a whole match; print the scores")
+    add_rules_options(selfplay)
+    selfplay.add_argument("--seed", type=int, default=0)
+    selfplay.set_defaults(func=_cmd_selfplay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``hearts`` command. Output into a pipe closed early (``hearts tournament ... | head``) ends
+    quietly with status 1, as Python's documentation recommends, without a traceback."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # inside the try: a closed pipe shows up here at the latest
+        return code
+    except BrokenPipeError:
+        try:  # nothing more can reach the reader: send the rest (and the flush at exit) to devnull
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # no real file descriptor (stdout replaced, as in tests)
+            pass
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in FRONT_ENDS:
+        return run_front_end(argv[0], argv[1:])
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except RulesError as err:
+        option = f" (option {err.option})" if err.option else ""
+        print(f"hearts: invalid rules{option}: {err}", file=sys.stderr)
+        return 2
+    except HeartsError as err:
+        print(f"hearts: {err}", file=sys.stderr)
+        return 2

@@ -1,0 +1,112 @@
+"""``hearts replay RECORD``: a saved game, trick by trick, every hand shown."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ..core import Deal
+from ..core.cards import (
+    cards_of,
+)
+from ..core.deal import DEALER_CHOICE, PASSING, PLAYING
+from ..core.match import DealSummary
+from ..core.record import load_record, replay_record
+from ..narrate.narrator import Narrator, seat_names
+from ..narrate.style import Style
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    record = load_record(args.record)
+    match = replay_record(record)
+    rules = match.rules
+    n = rules.num_players
+    style = Style.detect(sys.stdout, args.no_color)
+    names = seat_names(n, None)
+    narrator = Narrator(rules, names, style, None)
+    narrator.inline_trick_headers = False
+    deals = [summary.deal for summary in match.history]
+    summaries: list[DealSummary | None] = list(match.history)
+    if not match.over and match.deal.actions:
+        deals.append(match.deal)
+        summaries.append(None)
+    interactive = not args.all and sys.stdin.isatty() and sys.stdout.isatty()
+    if match.over:
+        status = "match complete"
+    elif record.get("single_deal") is True:  # written by hearts play --deal
+        status = "one-deal game, " + ("unfinished" if match.deal.actions or not match.history else "complete")
+    else:
+        status = "match unfinished"
+    print(style.head(f"Game record {args.record} · {n} players · {len(deals)} deal(s) played · {status}"))
+
+    def pause() -> bool:
+        """Wait for Enter; False when the person asks for the rest at once (``a``) or input ends."""
+        nonlocal interactive
+        if not interactive:
+            return True
+        try:
+            answer = input("[Enter: next trick · a: show the rest · q: quit] ").strip().lower()
+        except EOFError:
+            interactive = False
+            return True
+        if answer == "q":
+            return False
+        if answer == "a":
+            interactive = False
+        return True
+
+    counted = 0
+    for played, summary in zip(deals, summaries, strict=True):
+        deal = Deal(
+            rules,
+            seed=played.seed,
+            hands=[cards_of(h) for h in played.dealt_hands],
+            kitty=played.kitty_cards,
+            dealer=played.dealer,
+            pass_kind=played.cycle_kind,
+            totals=played.totals_before,
+        )
+        number = counted + 1
+        print("\n".join(narrator.deal_header(deal, number, played.totals_before)))
+        print("Dealt hands:")
+        for p in range(n):
+            print(f"  {names[p]:<7} {style.suit_line(deal.hands[p])}")
+        if deal.kitty_cards:
+            print(f"  Kitty    {style.cards(deal.kitty_cards)}")
+        if deal.phase == PLAYING:
+            print(narrator.trick_header(deal))
+            _print_hands(deal, names, style)
+        for action in played.actions:
+            seat = deal.current_player
+            phase = deal.phase
+            tricks = deal.trick_number
+            deal.apply_action(action)
+            for line in narrator.after_action(deal, seat, action, phase):
+                print(line)
+            if phase in (DEALER_CHOICE, PASSING) and deal.phase == PLAYING:
+                _print_hands(deal, names, style)
+            elif deal.trick_number != tricks and deal.phase == PLAYING:
+                if not pause():
+                    return 0
+                print(narrator.trick_header(deal))
+                _print_hands(deal, names, style)
+        if deal.is_terminal():
+            print("\n".join(["", *narrator.deal_end(deal, summary)]))
+            if not deal.cancelled:
+                counted += 1
+                if summary is not None:
+                    print(f"Totals: {' · '.join(f'{names[p]} {summary.totals[p]}' for p in range(n))}")
+            if not pause():
+                return 0
+        else:
+            print(style.note("(the record ends here, in the middle of this deal)"))
+    if match.over:
+        winners = ", ".join(names[p] for p in match.winners)
+        print(style.note(f"\nMatch over: {winners} ({match.end_reason}). Final totals: {list(match.totals)}"))
+    return 0
+
+
+def _print_hands(deal: Deal, names: Sequence[str], style: Style) -> None:
+    for p in range(deal.num_players):
+        print(f"     {names[p]:<7} {style.suit_line(deal.hands[p])}")
