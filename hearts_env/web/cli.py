@@ -1,0 +1,86 @@
+"""``hearts serve``: its arguments (``add_serve_parser``) and what it does (``serve_main``)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+
+LOCAL_HOSTS = ("localhost",)
+
+
+def default_records_dir() -> Path:
+    """Where ``hearts play`` keeps its game records (``HEARTS_GAMES_DIR``, else the XDG data folder)."""
+    env = os.environ.get("HEARTS_GAMES_DIR")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "hearts-env" / "games"
+
+
+def is_local(host: str) -> bool:
+    if host in LOCAL_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def add_serve_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``serve`` to the ``hearts`` subcommands; its handler is ``serve_main``."""
+    parser = subparsers.add_parser(
+        "serve",
+        help="play in the browser: a local web table against the bots",
+        description="A local web table: play against the bots, watch bots play, replay game records.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--open", action="store_true", help="open the table in the web browser")
+    parser.add_argument(
+        "--records", metavar="DIR", help="where finished games are saved and read for replay (default: as hearts play)"
+    )
+    parser.add_argument("--max-games", type=int, default=200, help="live games at most (default 200)")
+    parser.set_defaults(func=serve_main)
+    return parser
+
+
+def serve_main(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn  # the optional [web] extra
+    except ImportError:
+        print("hearts serve needs the web extra: pip install 'hearts-env[web]'", file=sys.stderr)
+        return 2
+    from .server import create_app
+
+    records = Path(args.records).expanduser() if args.records else default_records_dir()
+    app = create_app(records, max_games=args.max_games)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else shown}:{args.port}/"
+    if not is_local(args.host):
+        print(
+            f"hearts serve: warning: listening on {args.host}: anyone who can reach port {args.port} can play here.",
+            file=sys.stderr,
+        )
+    print(f"Hearts web table at {url}  (records in {records}; Ctrl-C stops)", flush=True)
+    if args.open:
+        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m hearts_env.web.cli``: ``hearts serve`` without the ``hearts`` command."""
+    parser = argparse.ArgumentParser(prog="hearts")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_serve_parser(sub)
+    args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
