@@ -13,10 +13,13 @@ from ..core.cards import NUM_CARDS
 from .spec import MASK_VALUE, card_indices, global_indices, params_problem, validate_config
 
 
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, np.float32(0.0))
+
+
 def _activation(name: str) -> Any:
-    if name == "relu":
-        return lambda x: np.maximum(x, np.float32(0.0))
-    return np.tanh
+    """A module-level function (not a lambda), so a policy pickles."""
+    return _relu if name == "relu" else np.tanh
 
 
 class NumpyPolicy:
@@ -35,6 +38,11 @@ class NumpyPolicy:
             raise ValueError(problem)
         self.params = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in params.items()}
         self.card = dict(card or {})
+        self._derive()
+
+    def _derive(self) -> None:
+        """The activation, the transposed weights and the index arrays, all derived from
+        ``config`` and ``params``: left out of copies and pickles, rebuilt by ``__setstate__``."""
         self._act = _activation(self.config["activation"])
         # Transposed copies: ``x @ W.T`` on a contiguous ``W.T`` is the fast path for one vector.
         self._wt = {
@@ -43,6 +51,13 @@ class NumpyPolicy:
         if self.config["kind"] == "cardset":
             self._card_index = card_indices(self.config).T.reshape(-1)  # card-major: (52 * planes,)
             self._global_index = global_indices(self.config)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"config": self.config, "params": self.params, "card": self.card}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.config, self.params, self.card = state["config"], state["params"], state["card"]
+        self._derive()
 
     @property
     def obs_dim(self) -> int:

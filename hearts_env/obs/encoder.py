@@ -2,6 +2,7 @@
 by action (always equal to ``hearts_env.obs.reference.encode``)."""
 
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -78,12 +79,20 @@ def _index_tables(n: int) -> tuple[list[list[list[np.ndarray]]], np.ndarray, np.
     return play, rel, card_rows, void_rows
 
 
+#: The encoder's attributes ``_derive`` rebuilds (left out of copies and pickles).
+_DERIVED = frozenset(
+    {"_flat", "_play", "_rel", "_rows", "_voids", "_won_idx", "_tricks_idx", "_points_idx", "_leader_idx", "_void_idx"}
+)
+
+
 class ObservationEncoder:
     """Every seat's observation vector of one deal (or match), kept up to date action by action.
 
     Call ``start(deal)`` when a deal begins and ``update(deal, seat, action, phase)`` after each
     ``apply_action`` (``phase`` is the phase before the action); ``observation(seat)`` returns a
     fresh copy of that seat's vector. The result always equals ``encode(deal, seat, match)``.
+    A copy or a pickle (``copy.deepcopy``, ``pickle``) is an encoder of its own that goes on
+    updating its own buffer.
     """
 
     def __init__(self, rules: Rules, match_episode: bool = False) -> None:
@@ -93,8 +102,21 @@ class ObservationEncoder:
         self.num_players = n
         self.match_episode = match_episode
         self.buffer = np.zeros((n, OBSERVATION_SIZE), np.float32)
-        self._flat = self.buffer.reshape(-1)
         self.buffer[:, _MATCH:] = rules_block(rules, match_episode)
+        self._derive()
+        self._values = t.card_values
+        self._num_tricks = t.num_tricks
+        self._kitty_size = t.kitty_size
+        self._total = max(t.penalty_total, 1)
+        self._points = [0] * n
+        self._deal: Deal | None = None
+
+    def _derive(self) -> None:
+        """The view of the buffer and the index tables: derived from ``buffer`` and ``num_players``,
+        so never copied or pickled (a copied ``_flat`` would be an array of its own, and the copy's
+        updates would miss its observations); ``__setstate__`` rebuilds them."""
+        n = self.num_players
+        self._flat = self.buffer.reshape(-1)
         self._play, self._rel, self._rows, self._voids = _index_tables(n)
         # precomputed per-seat index arrays for the trick-completion writes
         self._won_idx = [[self._rows[w] + (_WON + c) for c in range(NUM_CARDS)] for w in range(n)]
@@ -102,12 +124,13 @@ class ObservationEncoder:
         self._points_idx = [self._rel[w] + _POINTS for w in range(n)]
         self._leader_idx = [self._rel[w] + _LEADER for w in range(n)]
         self._void_idx = [[self._voids[s] + suit for suit in range(4)] for s in range(n)]
-        self._values = t.card_values
-        self._num_tricks = t.num_tricks
-        self._kitty_size = t.kitty_size
-        self._total = max(t.penalty_total, 1)
-        self._points = [0] * n
-        self._deal: Deal | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in _DERIVED}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._derive()
 
     # ---- whole-state writes (a deal starts, a pass resolves, the phase changes)
     def start(self, deal: Deal, match: Match | None = None) -> None:
