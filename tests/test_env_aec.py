@@ -19,6 +19,7 @@ from hearts_env.core.cards import card_name
 from hearts_env.core.deal import mask_to_actions
 from hearts_env.core.rulesets import sample_rules
 from hearts_env.envs.aec import raw_env
+from hearts_env.envs.gym_env import HeartsGymEnv
 from hearts_env.envs.hearts_v1 import env as make_env
 from hearts_env.envs.rewards import rank_rewards
 from hearts_env.envs.wrappers import wrap
@@ -227,6 +228,65 @@ def test_reset_option_errors_are_the_engines() -> None:
         env.reset(options={"pass_knd": "left"})
 
 
+HANDS = [list(range(13 * p, 13 * p + 13)) for p in range(4)]
+BAD_OPTIONS = [
+    ({"totals": [float("nan")] * 4}, "totals"),  # used to give NaN observations
+    ({"totals": [float("inf"), 0, 0, 0]}, "totals"),
+    ({"totals": [0.5, 0, 0, 0]}, "totals"),
+    ({"totals": [0, 0, 0]}, "totals"),
+    ({"totals": "0000"}, "totals"),
+    ({"totals": [10**9, 0, 0, 0]}, "totals"),
+    ({"totals": [True, 0, 0, 0]}, "totals"),
+    ({"totals": 5}, "totals"),
+    ({"dealer": 4}, "dealer"),
+    ({"dealer": -1}, "dealer"),
+    ({"dealer": True}, "dealer"),
+    ({"dealer": 1.0}, "dealer"),
+    ({"pass_kind": "sideways"}, "pass_kind"),
+    ({"pass_kind": 3}, "pass_kind"),
+    ({"hands": 5}, "hands"),
+    ({"hands": "QS"}, "hands"),
+    ({"hands": HANDS[:3]}, "hands"),
+    ({"hands": [[0, 1], [2], [3], [4]]}, "hands"),
+    ({"hands": [HANDS[0], HANDS[0], HANDS[2], HANDS[3]]}, "hands"),
+    ({"hands": [[*HANDS[0][:12], 3.0], *HANDS[1:]]}, "hands"),
+    ({"hands": [[*HANDS[0][:12], "ZZ"], *HANDS[1:]]}, "hands"),
+    ({"kitty": [0, 1, 2]}, "kitty"),
+    ({"hands": HANDS, "kitty": [0]}, "hands/kitty"),
+]
+
+
+@pytest.mark.parametrize("episode", ["deal", "match"])
+@pytest.mark.parametrize(("options", "option"), BAD_OPTIONS, ids=[f"{o}-{i}" for i, (_, o) in enumerate(BAD_OPTIONS)])
+def test_bad_reset_options_name_the_option_and_change_nothing(episode: str, options: dict, option: str) -> None:
+    env = raw_env(episode=episode)
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    before = [env.observe(a)["observation"] for a in env.possible_agents]
+    actions, selection = list(env.deal.actions), env.agent_selection
+    with pytest.raises(InvalidDealError, match=f"^reset option '{option}': "):
+        env.reset(seed=2, options=options)
+    assert env.deal.actions == actions and env.agent_selection == selection
+    after = [env.observe(a)["observation"] for a in env.possible_agents]
+    assert all(np.array_equal(b, a) for a, b in zip(after, before, strict=True))
+    gym = HeartsGymEnv(episode=episode, opponents="random")
+    with pytest.raises(ValueError, match=f"^reset option '{option}': "):
+        gym.reset(seed=2, options=options)
+
+
+def test_reset_options_must_be_a_dict_and_take_numpy_values() -> None:
+    env = raw_env(episode="match")
+    with pytest.raises(ValueError, match="reset options must be a dict"):
+        env.reset(options=[("dealer", 1)])  # type: ignore[arg-type]
+    env.reset(seed=0, options={"totals": np.array([5, 0, 0, 1]), "dealer": np.int64(2), "hands": np.array(HANDS)})
+    assert env.match.totals == [5, 0, 0, 1] and env.deal.dealer == 2
+    assert all(isinstance(t, int) for t in env.match.totals)
+    env.reset(seed=0, options={"totals": [5.0, 0.0, -3.0, 1.0]})  # whole floats are whole numbers
+    assert env.match.totals == [5, 0, -3, 1]
+    assert np.isfinite(env.observe("player_0")["observation"]).all()
+
+
 def test_bad_rules_raise_the_engines_error_unchanged() -> None:
     with pytest.raises(RulesError, match="num_players"):
         make_env(rules={"num_players": 9})
@@ -353,6 +413,32 @@ def test_raw_env_rejects_illegal_actions_and_keeps_the_state() -> None:
     assert env.deal.actions == [legal[0]]
 
 
+NON_INTEGERS = [True, False, 3.0, "QS", np.array([5]), np.array([[1]]), None, np.float32(2), np.array(True)]
+
+
+@pytest.mark.parametrize("bad", NON_INTEGERS, ids=repr)
+def test_every_env_refuses_a_non_integer_action_with_the_same_error(bad: object) -> None:
+    """One check (``as_action``) on every path: ``step(True)`` on the wrapped env used to fail with
+    numpy's "ambiguous truth value" and ``None`` with an assertion."""
+    raw, wrapped = raw_env(), make_env()
+    gym = HeartsGymEnv(opponents="random", illegal_action="terminate")
+    raw.reset(seed=0)
+    wrapped.reset(seed=0)
+    gym.reset(seed=0)
+    messages = []
+    for env, bare in ((raw, raw), (wrapped, wrapped.unwrapped), (gym, gym.aec_env)):
+        actions = list(bare.deal.actions)
+        with pytest.raises(IllegalActionError, match="actions are integers") as err:
+            env.step(bad)  # type: ignore[arg-type]
+        assert err.value.action == -1 and err.value.legal == mask_to_actions(bare.deal.legal_mask())
+        assert bare.deal.actions == actions
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]  # the same state, the same message
+    obs, *_ = wrapped.last()
+    wrapped.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))  # the env goes on
+    assert not any(wrapped.terminations.values())
+
+
 @pytest.mark.parametrize("fast", [True, False])
 def test_wrapped_env_terminates_on_an_illegal_move(fast: bool) -> None:
     env = wrap(raw_env(), fast=fast, illegal_reward=-5.0)
@@ -379,9 +465,13 @@ def test_wrapped_env_asserts_on_out_of_space_actions_and_order(fast: bool) -> No
     with pytest.raises(AssertionError):
         env.step(0)
     env.reset(seed=0)
-    for bad in (68, -1, "QS"):
+    for bad in (68, -1):
         with pytest.raises(AssertionError, match="action space"):
             env.step(bad)
+    # not an integer at all: the one action check (``as_action``) in the fast chain, PettingZoo's
+    # assertion in its unmodified classes
+    with pytest.raises(IllegalActionError if fast else AssertionError):
+        env.step("QS")
     assert env.unwrapped.deal.actions == []
 
 

@@ -184,7 +184,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..core.actions import NUM_ACTIONS, as_action
-from ..core.deal import Deal, seeded_deal
+from ..core.deal import Deal, check_deal_pass_kind, check_hands, seeded_deal
+from ..core.errors import InvalidDealError
 from ..core.match import Match
 from ..core.rules import Rules
 from ..narrate.render import render_text
@@ -215,6 +216,92 @@ class HeartsDiscrete(spaces.Discrete):
 
 
 _DEAL_PINS = ("hands", "kitty", "dealer", "pass_kind", "totals")
+
+
+#: The largest magnitude of a ``totals`` reset option (far beyond any score a match reaches).
+MAX_TOTAL = 10**6
+
+
+def _option_error(name: str, reason: str) -> InvalidDealError:
+    """A bad reset option: the engine's ``InvalidDealError`` (a ``ValueError``), naming the option."""
+    return InvalidDealError(f"reset option {name!r}: {reason}")
+
+
+def _seat(name: str, value: Any, n: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 0 <= value < n:
+        raise _option_error(name, f"must be a seat 0..{n - 1}, got {value!r}")
+    return int(value)
+
+
+def _cards(name: str, value: Any) -> list[int | str]:
+    """A list of cards (ids or names such as ``"QS"``), numpy integers as ``int``; the engine checks the cards."""
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray):
+        raise _option_error(name, f"must be a list of cards (ids or names such as 'QS'), got {value!r}")
+    out: list[int | str] = []
+    for card in value:
+        if isinstance(card, np.integer):
+            card = int(card)
+        if isinstance(card, bool) or not isinstance(card, int | str):
+            raise _option_error(name, f"{card!r} is not a card (an id 0..51 or a name such as 'QS')")
+        out.append(card)
+    return out
+
+
+def _totals(value: Any, n: int) -> list[int]:
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray):
+        raise _option_error("totals", f"must be a list of {n} integers, got {value!r}")
+    if len(value) != n:
+        raise _option_error("totals", f"must have {n} entries (one per seat), got {len(value)}")
+    out = []
+    for x in value:
+        if isinstance(x, bool) or not isinstance(x, int | float | np.integer | np.floating):
+            raise _option_error("totals", f"must hold integers, got {x!r}")
+        if not (np.isfinite(x) and float(x).is_integer()):
+            raise _option_error("totals", f"must hold finite whole numbers, got {x!r}")
+        if abs(x) > MAX_TOTAL:
+            raise _option_error("totals", f"entries must lie in -{MAX_TOTAL}..{MAX_TOTAL}, got {x!r}")
+        out.append(int(x))
+    return out
+
+
+def check_reset_options(rules: Rules, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``raw_env.check_reset_options``: the known options of ``options`` checked for ``rules``."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+    n = rules.num_players
+    out: dict[str, Any] = {}
+    if "dealer" in options:
+        out["dealer"] = _seat("dealer", options["dealer"], n)
+    if "pass_kind" in options:
+        kind = options["pass_kind"]
+        if not isinstance(kind, str):
+            raise _option_error("pass_kind", f"must be a pass kind name (a string), got {kind!r}")
+        try:
+            check_deal_pass_kind(rules, kind)
+        except InvalidDealError as err:
+            raise _option_error("pass_kind", str(err)) from None
+        out["pass_kind"] = kind
+    if options.get("kitty") is not None and "hands" not in options:
+        raise _option_error("kitty", "can only be given together with 'hands'")
+    if "hands" in options:
+        hands = options["hands"]
+        if isinstance(hands, str | bytes) or not isinstance(hands, Sequence | np.ndarray):
+            raise _option_error("hands", f"must be a list of {n} hands (one list of cards per seat), got {hands!r}")
+        if len(hands) != n:
+            raise _option_error("hands", f"must hold {n} hands (one per seat), got {len(hands)}")
+        out["hands"] = [_cards("hands", hand) for hand in hands]
+        kitty = options.get("kitty")
+        if kitty is not None:
+            out["kitty"] = _cards("kitty", kitty)
+        try:
+            check_hands(rules, out["hands"], out.get("kitty"))
+        except InvalidDealError as err:
+            raise _option_error("hands" if kitty is None else "hands/kitty", str(err)) from None
+    if "totals" in options:
+        out["totals"] = _totals(options["totals"], n)
+    return out
 
 
 class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
@@ -303,20 +390,25 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         return seat_view(self.deal, self._seat_of[agent], self._table.match)
 
     # ---- reset
+    def check_reset_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The known ``reset`` options, checked and normalised (cards as ids, seats and totals as
+        ``int``); ``ValueError`` naming the option for a bad one. Unknown keys are left out."""
+        return check_reset_options(self.rules, options)
+
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        options = dict(options or {})
-        unknown = sorted(set(options) - _RESET_OPTIONS)
+        checked = self.check_reset_options(options)  # before anything changes: a bad option leaves the env as it was
+        unknown = sorted(set(options or {}) - _RESET_OPTIONS)
         if unknown:
             warnings.warn(
                 f"reset ignores unknown options {unknown}; known: {', '.join(sorted(_RESET_OPTIONS))}", stacklevel=2
             )
+        options = checked
         if seed is not None:
             self._rng = random.Random(f"hearts_env reset stream {seed}")
             episode_seed = seed
         else:
             episode_seed = self._rng.getrandbits(63)
         rules = self.rules
-        n = rules.num_players
         if self.episode == "deal":
             game: Deal | Match = seeded_deal(rules, episode_seed, **{k: options[k] for k in _DEAL_PINS if k in options})
         else:
@@ -326,10 +418,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
                 # Match has no way to start from given totals or a given pass kind: deal the first
                 # deal again with them (same seed, hands and dealer).
                 if "totals" in options:
-                    totals = [int(x) for x in options["totals"]]
-                    if len(totals) != n:
-                        raise ValueError(f"totals must have {n} entries, got {len(totals)}")
-                    match.totals = totals
+                    match.totals = list(options["totals"])
                 match.deal = Deal(
                     rules,
                     seed=match.deal.seed,

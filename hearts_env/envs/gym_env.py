@@ -122,8 +122,9 @@ class HeartsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        super().reset(seed=seed)
         aec = self._aec
+        aec.check_reset_options(options)  # a bad option raises before anything changes
+        super().reset(seed=seed)
         aec.reset(seed=seed, options=options)
         n = self.rules.num_players
         if self.seat_option == "random":

@@ -12,6 +12,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from ..core.actions import as_action
 from .aec import raw_env
 from .rewards import illegal_move_reward
 
@@ -102,9 +103,13 @@ class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):
         return self.env.observe(agent)
 
     def step(self, action: int | np.integer | None) -> None:
-        # AssertOutOfBoundsWrapper.step
+        # AssertOutOfBoundsWrapper.step, after the one action check of every entry point
+        # (``as_action``: a bool, a float, a string, a shaped array or None for a live agent
+        # raise ``IllegalActionError``, as in the bare env)
         bare = self._bare
         agent = bare.agent_selection
+        if type(action) is not int and not (bare.terminations[agent] or bare.truncations[agent]):
+            action = as_action(action, bare.deal.legal_mask())
         assert (action is None and (bare.terminations[agent] or bare.truncations[agent])) or bare.action_spaces[
             agent
         ].contains(action), "action is not in action space"
