@@ -329,12 +329,7 @@ def _rules_error(**options) -> RulesError:
         ({"num_players": 3, "per_card_points": {"2D": -10}}, "removed_cards", "2D scores -10"),
         ({"num_players": 5, "removed_cards": ["2C", "5S"], "per_card_points": {"5S": 5}}, "removed_cards", "scores 5"),
         # §3.1: the first trick opens with the lowest club a player holds, so one must stay in the hands
-        ({"num_players": 3, "removed_cards": ALL_CLUBS}, "removed_cards", "leaves 0 clubs"),
-        (
-            {"num_players": 3, "deal_remainder": "kitty", "removed_cards": ALL_CLUBS[:11]},
-            "removed_cards",
-            "kitty of 2 may hold all 2",
-        ),
+        ({"num_players": 3, "removed_cards": ALL_CLUBS}, "removed_cards", "leaves no clubs"),
         ({"removed_cards": ["XX"]}, "removed_cards", "not a card"),
         ({"removed_cards": "2C"}, "removed_cards", "list of cards"),
         # §6: "Every hand must hold at least `pass_count` cards."
@@ -443,7 +438,9 @@ def test_valid_edge_cases_are_accepted():
         "across",
     )
     assert Rules(num_players=3, pass_count=4, pass_cycle=["scatter"]).tables.pass_cycle == ("scatter",)
-    assert Rules(num_players=5, removed_cards=["2C"], deal_remainder="kitty").tables.kitty_size == 1
+    # §3.1 [ENGINE, clarified]: with `kitty` nothing is removed, whatever `removed_cards` says
+    assert Rules(num_players=5, removed_cards=["2C"], deal_remainder="kitty").tables.kitty_size == 2
+    assert Rules(num_players=3, deal_remainder="kitty", removed_cards=ALL_CLUBS[:11]).tables.kitty_size == 1
     assert Rules(num_players=5, bonus_card="TD").tables.card_values[parse_card("TD")] == -10
     # `queen_breaks_hearts` with a worthless queen is "mechanically harmless" and allowed (§6)
     harmless = Rules(queen_of_spades_points=0, queen_breaks_hearts=True, queen_must_be_played_when_safe=True)

@@ -8,6 +8,7 @@ Most deals use ``dealer=3`` so that seat 0 is eldest hand.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 import pytest
 
@@ -1868,3 +1869,129 @@ def test_preset_spot_hearts():
 def test_every_preset_has_a_scenario_here():
     """Every preset of §5 is exercised by a ``test_preset_<name>`` scenario in this file."""
     assert all(f"test_preset_{name}" in globals() for name in PRESETS)
+
+
+# ------------------------------------------------------------- the [ENGINE, clarified] notes of RULES.md
+
+
+def agrees_with_batched(rules: Rules, first_deals: list[dict], deals: int = 16) -> None:
+    """The batched engine plays ``first_deals`` (``Deal`` keyword arguments) and then its own deals
+    beside the reference engine, with the same random actions: same legal sets, same deal scores."""
+    batched_diff = pytest.importorskip("hearts_env.testing.batched_diff")
+    report = batched_diff.play_against_reference(rules, len(first_deals), deals=deals, first_deals=first_deals)
+    assert report.deals >= deals
+
+
+# A moon by seat 0 (SEGREGATED, hold, seat 0 eldest) whatever is played: one row per case below.
+def segregated_rows(totals: list[int] | None = None, rows: int = 4) -> list[dict]:
+    return [{"hands": SEGREGATED, "dealer": 3, "pass_kind": "hold", "totals": totals} for _ in range(rows)]
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules.preset("three_player", deal_remainder="kitty"),
+        Rules.preset("three_player_kitty"),
+        Rules.from_file(Path(__file__).resolve().parents[1] / "configs" / "rules" / "three_player_kitty.toml"),
+    ],
+    ids=["three_player+kitty", "three_player_kitty", "three_player_kitty.toml"],
+)
+def test_kitty_removes_nothing_three_players(rules):
+    """§3.1 [ENGINE, clarified]: "`removed_cards` applies only with `remove_cards`. With `kitty` nothing is
+    removed, whatever `removed_cards` says: `three_player_kitty` inherits `[2D]` from `three_player` and
+    still deals all 52 cards (17 each, a 1-card kitty)"."""
+    assert rules.removed_cards == ("2D",)  # inherited as written
+    t = rules.tables
+    assert (len(t.deck), t.hand_size, t.kitty_size, t.removed_mask) == (52, 17, 1, 0)
+    deal = Deal(rules, seed=5, dealer=0)
+    dealt = [card_name(c) for hand in deal.dealt_hands for c in range(52) if hand >> c & 1]
+    assert [len(hand_of(deal, p)) for p in range(3)] == [17, 17, 17]
+    assert len(deal.kitty_cards) == 1
+    assert sorted(dealt + [card_name(c) for c in deal.kitty_cards]) == sorted(card_name(c) for c in range(52))
+    # 2D is a card like any other: dealt to a hand, or lying in the kitty
+    hands = hands_with(rules, {1: "2D"}, kitty=["3D"])
+    finish(new_deal(rules, hands, kitty=["3D"], dealer=2))
+    agrees_with_batched(rules, [{"hands": hands, "kitty": ["3D"], "dealer": 2, "pass_kind": "left"}] * 4)
+
+
+def test_kitty_removes_nothing_five_players():
+    """§3.1 [ENGINE, clarified]: "`five_player` with `kitty` deals 10 each and a 2-card kitty"."""
+    rules = Rules.preset("five_player", deal_remainder="kitty")
+    assert rules.removed_cards == ("2C", "2D")
+    t = rules.tables
+    assert (len(t.deck), t.hand_size, t.kitty_size) == (52, 10, 2)
+    deal = finish(Deal(rules, seed=9, dealer=0))
+    assert len(deal.kitty_cards) == 2
+    assert sum(deal.result.raw) == 26  # every card went somewhere: hands, then won piles and the kitty
+    assert deal.opening_card == parse_card("2C") or parse_card("2C") in deal.kitty_cards
+    hands = hands_with(rules, {0: "2C", 4: "2D"}, kitty=["3C", "3D"])
+    agrees_with_batched(rules, [{"hands": hands, "kitty": ["3C", "3D"], "dealer": 4, "pass_kind": "hold"}] * 4)
+
+
+def test_cancel_deal_bonus_card_still_scores_for_the_shooter():
+    """§3.5 `cancel_deal` [ENGINE, clarified]: "As in every mode, the bonus card still scores for whoever
+    took it"; the brief's example: `Rules(moon_mode="cancel_deal", bonus_card="JD")`, the shooter also took
+    ♦J: (−10, 0, 0, 0)."""
+    rules = Rules(moon_mode="cancel_deal", bonus_card="JD")
+    deal = finish(new_deal(rules, SEGREGATED))
+    assert "JD" in won_of(deal, 0)
+    assert deal.scores == (-10, 0, 0, 0)
+    assert deal.result.shooter == 0 and deal.result.moon_applied == "cancel"
+    agrees_with_batched(rules, segregated_rows())
+
+
+def test_cancel_deal_bonus_card_scores_for_another_taker():
+    """§3.5 `cancel_deal`: "nobody scores [the penalty cards] and nobody gets a moon bonus"; the bonus card
+    scores for whoever took it, here seat 1 (pipeline step 4)."""
+    rules = Rules(moon_mode="cancel_deal", bonus_card="JD")
+    assert scores_of(rules, MOON_PILES, MOON_TRICKS) == (0, -10, 0, 0)
+    assert scores_of(Rules.preset("black_lady_old", bonus_card="TD"), MOON_PILES, MOON_TRICKS) == (0, -10, 0, 0)
+
+
+def test_cancel_deal_no_tricks_adjustment_follows_step_5():
+    """§3.5 `cancel_deal`: "the no-trick adjustment still follows step 5 (it applies when
+    `no_tricks_adjustment_on_moon` is `true`)"."""
+    on = Rules(moon_mode="cancel_deal", no_tricks_adjustment=-5, no_tricks_adjustment_on_moon=True)
+    assert finish(new_deal(on, SEGREGATED)).scores == (0, -5, -5, -5)
+    off = Rules(moon_mode="cancel_deal", no_tricks_adjustment=-5)
+    assert finish(new_deal(off, SEGREGATED)).scores == (0, 0, 0, 0)
+    both = Rules(moon_mode="cancel_deal", bonus_card="JD", no_tricks_adjustment=50, no_tricks_adjustment_on_moon=True)
+    assert finish(new_deal(both, SEGREGATED)).scores == (-10, 50, 50, 50)
+    agrees_with_batched(on, segregated_rows())
+    agrees_with_batched(both, segregated_rows())
+
+
+ADJUSTED_CONDITIONAL = Rules(
+    moon_mode="add_unless_shooter_loses",
+    no_tricks_adjustment=50,
+    no_tricks_adjustment_on_moon=True,
+    passing_enabled=False,
+    first_dealer=3,
+)
+
+
+def test_add_unless_shooter_loses_looks_after_step_5():
+    """§3.5 note A [ENGINE, clarified]: "totals (90, 0, 0, 30), P0 shoots, `no_tricks_adjustment = 50` with
+    `no_tricks_adjustment_on_moon = true`: adding would give (90, 76, 76, 106), P3 reaches 100 while P0 is
+    not first, so the deal scores (−26, 50, 50, 50)"."""
+    deal = finish(new_deal(ADJUSTED_CONDITIONAL, SEGREGATED, totals=[90, 0, 0, 30]))
+    assert deal.tricks_won == [13, 0, 0, 0]
+    assert deal.scores == (-26, 50, 50, 50)
+    assert deal.result.moon_applied == "subtract"
+    match = Match(ADJUSTED_CONDITIONAL, seed=1)
+    redeal(match, SEGREGATED, totals=[90, 0, 0, 30])
+    play_out_deal(match)
+    assert match.totals == [64, 50, 50, 80]
+    assert not match.is_terminal()
+    agrees_with_batched(ADJUSTED_CONDITIONAL, segregated_rows([90, 0, 0, 30]))
+
+
+def test_add_unless_shooter_loses_looks_after_step_5_and_the_resets():
+    """§3.5 note A [ENGINE, clarified]: the test uses "the exact-score resets of §3.6" on the whole deal's
+    totals: with (90, 24, 0, 0) adding gives (90, 100, 76, 76); a reset 100 → 50 keeps everyone below 100,
+    so the add stands; without it P1 reaches 100 and the shooter (not first) subtracts."""
+    totals = [90, 24, 0, 0]
+    assert finish(new_deal(ADJUSTED_CONDITIONAL, SEGREGATED, totals=totals)).scores == (-26, 50, 50, 50)
+    reset = ADJUSTED_CONDITIONAL.replace(exact_score_resets={100: 50})
+    assert finish(new_deal(reset, SEGREGATED, totals=totals)).scores == (0, 76, 76, 76)
+    agrees_with_batched(reset, segregated_rows(totals))

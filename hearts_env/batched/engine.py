@@ -706,31 +706,30 @@ class HeartsKernel:
         if p.moon_enabled or p.sun_enabled:
             shooter = self._find_shooter(won, tricks)
             shot = shooter >= 0
-            if p.moon_mode == "cancel_deal":
-                moon_scores = torch.zeros_like(raw)
-            else:
-                is_shooter = self.seats == shooter.unsqueeze(1)
-                sun = torch.zeros_like(shot)
-                if p.sun_enabled:
-                    sun = (tricks == p.num_tricks).any(1)
-                value = torch.where(sun, p.sun_value, p.moon_value).unsqueeze(1)
-                base = self._card_sum(won, negative=True)
-                flat = sun | p.moon_requires_bonus_card
-                base = torch.where(is_shooter & flat.unsqueeze(1), 0, base)
-                subtract = base - torch.where(is_shooter, value, 0)
-                add = base + torch.where(is_shooter, 0, value)
-                mode = p.moon_mode
-                if mode == "subtract_from_shooter":
-                    use_subtract = torch.ones_like(shot)
-                elif mode == "add_to_others":
-                    use_subtract = torch.zeros_like(shot)
-                elif mode == "shooter_choice":
-                    use_subtract = choice == 0
-                else:  # add_unless_shooter_loses (RULES.md §3.5 note A)
-                    use_subtract = self._add_would_lose(s.totals + add, is_shooter)
-                moon_scores = torch.where(use_subtract.unsqueeze(1), subtract, add)
-                if p.no_tricks_adjustment and p.no_tricks_adjustment_on_moon:
-                    moon_scores = moon_scores + no_tricks
+            is_shooter = self.seats == shooter.unsqueeze(1)
+            sun = torch.zeros_like(shot)
+            if p.sun_enabled:
+                sun = (tricks == p.num_tricks).any(1)
+            # cancel_deal: no penalty points, no moon bonus; the bonus card and step 5 still apply
+            cancel_moon = p.moon_mode == "cancel_deal"
+            value = torch.where(sun, 0 if cancel_moon else p.sun_value, 0 if cancel_moon else p.moon_value)
+            base = self._card_sum(won, negative=True)
+            flat = sun | p.moon_requires_bonus_card
+            base = torch.where(is_shooter & flat.unsqueeze(1), 0, base)
+            if p.no_tricks_adjustment and p.no_tricks_adjustment_on_moon:
+                base = base + no_tricks  # step 5 on a moon deal, before add_unless_shooter_loses looks
+            subtract = base - torch.where(is_shooter, value.unsqueeze(1), 0)
+            add = base + torch.where(is_shooter, 0, value.unsqueeze(1))
+            mode = p.moon_mode
+            if mode in ("subtract_from_shooter", "cancel_deal"):
+                use_subtract = torch.ones_like(shot)
+            elif mode == "add_to_others":
+                use_subtract = torch.zeros_like(shot)
+            elif mode == "shooter_choice":
+                use_subtract = choice == 0
+            else:  # add_unless_shooter_loses (RULES.md §3.5 note A): on the totals the whole deal gives
+                use_subtract = self._add_would_lose(s.totals + add, is_shooter)
+            moon_scores = torch.where(use_subtract.unsqueeze(1), subtract, add)
             scores = torch.where(shot.unsqueeze(1), moon_scores, scores)
         return torch.where(cancel.unsqueeze(1), 0, scores)
 

@@ -1,6 +1,42 @@
-"""The engine's error types. Each one says what was wrong and why, in words a user can act on."""
+"""The engine's error types. Each one says what was wrong and why, in words a user can act on.
+
+``brief`` is the one way an error message shows a value it was given: a short ``repr`` that never
+echoes a huge value (a 500,000-entry list, a 5000-digit number, a deeply nested table) and never fails.
+"""
 
 from __future__ import annotations
+
+import reprlib
+
+#: About how many characters of a bad value an error message shows.
+BRIEF_LIMIT = 80
+
+
+class _BriefRepr(reprlib.Repr):
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = 3
+        self.maxstring = BRIEF_LIMIT
+        self.maxother = BRIEF_LIMIT
+        self.maxlong = 40
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 128:  # str() of a number past 4300 digits raises; no message needs its digits
+            digits = int(x.bit_length() * 0.30103) + 1
+            return f"<a {'negative ' if x < 0 else ''}number of about {digits} digits>"
+        return repr(x)
+
+
+_BRIEF = _BriefRepr()
+
+
+def brief(value: object, limit: int = BRIEF_LIMIT) -> str:
+    """``repr(value)``, cut to about ``limit`` characters (nested containers shown 3 levels deep)."""
+    try:
+        text = _BRIEF.repr(value)
+    except Exception:  # a broken __repr__, or nesting reprlib cannot walk
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class HeartsError(Exception):
@@ -8,9 +44,14 @@ class HeartsError(Exception):
 
 
 class RulesError(HeartsError, ValueError):
-    """An invalid rule set. ``option`` names the offending option (or ``None`` for the preset name)."""
+    """An invalid rule set. ``option`` names the offending option (or ``None`` for the preset name).
+
+    Messages show bad values through ``brief``; an option name that is not a short string (an
+    unknown key from a hostile file) is shown the same way."""
 
     def __init__(self, option: str | None, reason: str):
+        if option is not None and (not isinstance(option, str) or len(option) > BRIEF_LIMIT):
+            option = brief(option)
         self.option = option
         self.reason = reason
         super().__init__(f"{option}: {reason}" if option else reason)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import RulesError
+from .errors import RulesError, brief
 
 _PRESETS: dict[str, dict[str, Any]] = {
     "standard": {
@@ -118,8 +118,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
     "three_player_kitty": {
         "base": "three_player",
         "description": "3 players, 17 each and a 1-card kitty to the first trick's winner",
-        "deal_remainder": "kitty",
-        "removed_cards": "auto",
+        "deal_remainder": "kitty",  # three_player's removed_cards [2D] is inherited, and unused (RULES.md §3.1)
         "kitty_taker": "first_trick_winner",
     },
     "five_player": {
@@ -157,8 +156,8 @@ PRESET_DESCRIPTIONS: dict[str, str] = {name: spec["description"] for name, spec 
 
 def preset_options(name: str) -> dict[str, Any]:
     """The full option overrides of a preset, its parents' included."""
-    if name not in _PRESETS:
-        raise RulesError(None, f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}")
+    if not isinstance(name, str) or name not in _PRESETS:
+        raise RulesError(None, f"unknown preset {brief(name)}; known presets: {', '.join(PRESETS)}")
     spec = dict(_PRESETS[name])
     base = spec.pop("base", None)
     spec.pop("description")

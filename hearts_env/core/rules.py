@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,7 +32,9 @@ from .cards import (
     mask_of,
     parse_card,
 )
-from .errors import RulesError
+from .errors import RulesError, brief
+from .files import read_text_file
+from .presets import preset_options
 
 # Enumerated option values, in one place.
 DEAL_REMAINDERS = ("remove_cards", "kitty")
@@ -49,6 +53,11 @@ MOON_MODES = (
 TIE_FOR_LOWEST = ("shared", "play_another_deal")
 INSTANT_WIN_MODES = ("at_deal_exactly", "at_or_after_deal")
 PASS_TOKENS = ("left", "right", "across", "left2", "right2", "hold", "scatter", "smoosh", "dealer_choice")
+
+#: Every whole-number option lies within this (the batched engine keeps scores in 64-bit integers).
+MAX_MAGNITUDE = 10**9
+#: A rule file is plain text of a few kilobytes; anything past this is refused unread.
+MAX_RULE_FILE_BYTES = 1 << 20
 
 AUTO_REMOVED_CARDS = {
     3: ("2D",),
@@ -182,23 +191,20 @@ class Rules:
             except (TypeError, ValueError):
                 raise RulesError("per_card_points", "must be a table of card or suit to points") from None
             norm(self, "per_card_points", pairs)
-        if isinstance(self.exact_score_resets, Mapping):
-            items = self.exact_score_resets.items()
-            try:
-                pairs = tuple(sorted((_as_int_key(k), v) for k, v in items))
-            except ValueError as err:
-                raise RulesError("exact_score_resets", str(err)) from None
-            norm(self, "exact_score_resets", pairs)
+        norm(self, "exact_score_resets", _reset_pairs(self.exact_score_resets))
         if isinstance(self.instant_win, Mapping):
             unknown = set(self.instant_win) - {"score", "at_deal", "mode"}
             if unknown:
-                raise RulesError("instant_win", f"unknown keys {sorted(unknown)}; expected score, at_deal, mode")
+                raise RulesError(
+                    "instant_win", f"unknown keys {brief(sorted(unknown, key=str))}; expected score, at_deal, mode"
+                )
             norm(self, "instant_win", InstantWin(**self.instant_win))
         if isinstance(self.removed_cards, tuple):
             norm(self, "removed_cards", tuple(_canonical_card("removed_cards", c) for c in self.removed_cards))
-        if self.bonus_card != "none" and isinstance(self.bonus_card, str):
+        if isinstance(self.bonus_card, str) and self.bonus_card != "none":
             norm(self, "bonus_card", _canonical_card("bonus_card", self.bonus_card))
         _validate(self)
+        _check_hashable(self)
 
     # ---- construction -------------------------------------------------------------------
     @classmethod
@@ -207,8 +213,6 @@ class Rules:
 
         A preset whose pass cycle is the §3.3 default for its player count follows the new count's
         default when only ``num_players`` is overridden (``across`` exists only for an even N)."""
-        from .presets import preset_options
-
         options = preset_options(name)
         n = overrides.get("num_players")
         if isinstance(n, int) and not isinstance(n, bool) and "pass_cycle" not in overrides:
@@ -221,16 +225,21 @@ class Rules:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Rules:
         """Build from a plain mapping (as read from TOML/JSON). ``preset`` names a base preset."""
+        if not isinstance(data, Mapping):
+            raise RulesError(None, f"a rule set is a table of options, got {brief(data)}")
         data = dict(data)
-        base = data.pop("preset", None)
-        if base is not None:  # as ``preset``: its default pass cycle follows an overridden num_players
-            return cls.preset(base, **data)
         known = {f.name for f in dataclasses.fields(cls) if f.init}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - known - {"preset"}, key=str)
         if unknown:
             raise RulesError(unknown[0], f"unknown option; known options are: {', '.join(sorted(known))}")
+        base = data.pop("preset", None)
+        if base is not None:  # as ``preset``: its default pass cycle follows an overridden num_players
+            if not isinstance(base, str):
+                raise RulesError("preset", f"must be the name of a preset, such as 'standard'; got {brief(base)}")
+            return cls.preset(base, **data)
         for key in ("game_end_threshold", "instant_win"):
-            if data.get(key, _MISSING) == "none":
+            value = data.get(key, _MISSING)
+            if isinstance(value, str) and value == "none":
                 data[key] = None
         return cls(**data)
 
@@ -239,16 +248,17 @@ class Rules:
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as err:
-            raise RulesError(None, f"not a valid TOML rule file: {err}") from None
+            raise RulesError(None, f"not a valid TOML rule file: {brief(str(err), 200)}") from None
+        except RecursionError:
+            raise RulesError(None, "not a valid rule file: arrays or tables nested too deeply") from None
+        except ValueError:  # a whole number too long for Python to read
+            raise _long_number_error(text) from None
         return cls.from_dict(data)
 
     @classmethod
     def from_file(cls, path: str | Path) -> Rules:
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            raise RulesError(None, f"cannot read rule file {path}: {err.strerror}") from None
+        text = read_text_file(path, "rule file", MAX_RULE_FILE_BYTES, lambda message: RulesError(None, message))
         try:
             return cls.from_toml(text)
         except RulesError as err:
@@ -269,7 +279,7 @@ class Rules:
             base = spec
         else:
             text = str(spec)
-            if text.endswith(".toml") or Path(text).is_file():
+            if text.endswith(".toml") or _is_file(text):
                 base = cls.from_file(text)
             elif not overrides:
                 return cls.preset(text)
@@ -349,16 +359,22 @@ def _checked_init(self: Rules, *args: Any, **kwargs: Any) -> None:
 Rules.__init__ = _checked_init  # type: ignore[method-assign]
 
 
+def removed_card_names(rules: Rules) -> tuple[str, ...]:
+    """The cards taken out before dealing (RULES.md §3.1): ``removed_cards`` (or its ``auto`` table)
+    with ``remove_cards``; none at all with ``kitty``, whatever ``removed_cards`` says."""
+    if rules.deal_remainder == "kitty":
+        return ()
+    removed = rules.removed_cards
+    return AUTO_REMOVED_CARDS[rules.num_players] if isinstance(removed, str) else removed
+
+
 class RuleTables:
     """Numbers the engine reads on every move, derived once from a ``Rules``."""
 
     def __init__(self, rules: Rules):
         n = rules.num_players
         self.num_players = n
-        removed = rules.removed_cards
-        if removed == "auto":
-            removed = () if rules.deal_remainder == "kitty" else AUTO_REMOVED_CARDS[n]
-        self.removed_mask = mask_of(parse_card(c) for c in removed)
+        self.removed_mask = mask_of(parse_card(c) for c in removed_card_names(rules))
         self.deck_mask = ((1 << NUM_CARDS) - 1) & ~self.removed_mask
         self.deck = cards_of(self.deck_mask)
         self.deck_bits = tuple(1 << c for c in self.deck)
@@ -420,35 +436,96 @@ def card_values(rules: Rules) -> tuple[int, ...]:
 # ---- validation (RULES.md §6) ----------------------------------------------------------------
 
 
-def _as_int_key(key: Any) -> int:
-    if isinstance(key, bool):
-        raise ValueError(f"key {key!r} is not a whole number")
+def _is_file(text: str) -> bool:
     try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # a name too long for the file system, or with a NUL byte
+        return False
+
+
+_RESETS_FORM = "must be a table of score = new score, such as {100 = 50}"
+
+
+def _as_int_key(key: Any) -> int:
+    """A score of ``exact_score_resets`` (TOML table keys are strings: ``"100"``)."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key
+    if isinstance(key, str) and re.fullmatch(r"\s*[+-]?\d{1,18}\s*", key):
         return int(key)
-    except (TypeError, ValueError):
-        raise ValueError(f"key {key!r} is not a whole number") from None
+    raise RulesError("exact_score_resets", f"the score {brief(key)} is not a whole number")
+
+
+def _reset_pairs(value: Any) -> Any:
+    """``exact_score_resets`` as stored: sorted ``(score, new score)`` pairs, from a table or from
+    pairs; anything else is refused, so a ``Rules`` always hashes."""
+    if isinstance(value, Mapping):
+        items = list(value.items())
+    elif isinstance(value, list | tuple):
+        if not all(isinstance(item, list | tuple) and len(item) == 2 for item in value):
+            raise RulesError("exact_score_resets", f"{_RESETS_FORM}; got {brief(value)}")
+        items = [tuple(item) for item in value]
+    else:
+        raise RulesError("exact_score_resets", f"{_RESETS_FORM}; got {brief(value)}")
+    pairs = [(_as_int_key(k), v) for k, v in items]
+    scores = [k for k, _ in pairs]
+    if len(set(scores)) != len(scores):
+        raise RulesError("exact_score_resets", f"gives a score twice: {brief(sorted(scores))}")
+    return tuple(sorted(pairs, key=lambda pair: pair[0]))
+
+
+def _check_hashable(rules: Rules) -> None:
+    """A validated ``Rules`` is a dictionary key (environments cache per rule set): every field hashes."""
+    for f in dataclasses.fields(rules):
+        value = getattr(rules, f.name)
+        try:
+            hash(value)
+        except TypeError:
+            raise RulesError(f.name, f"has a value of the wrong kind: {brief(value)}") from None
+
+
+def _long_number_error(text: str) -> RulesError:
+    """The error for a rule file whose whole number is too long to read: the option on its line."""
+    found = re.search(rf"\d{{{max(sys.get_int_max_str_digits(), 1)},}}", text)
+    option = None
+    if found:
+        line_start = text.rfind("\n", 0, found.start()) + 1
+        key = re.match(r"\s*([A-Za-z0-9_\-]+)\s*=", text[line_start : found.start()])
+        option = key.group(1) if key else None
+    reason = f"a number in the rule file is too long to read; whole numbers lie within +-{MAX_MAGNITUDE}"
+    return RulesError(option, reason)
 
 
 def _canonical_card(option: str, text: Any) -> str:
     if not isinstance(text, str):
-        raise RulesError(option, f"{text!r} is not a card name such as 2C or TD")
+        raise RulesError(option, f"{brief(text)} is not a card name such as 2C or TD")
     try:
         return CARD_NAMES[parse_card(text)]
     except ValueError as err:
-        raise RulesError(option, str(err)) from None
+        raise RulesError(option, brief(str(err), 200)) from None
+
+
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_magnitude(name: str, value: int, what: str = "") -> None:
+    if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+        raise RulesError(name, f"{what}{brief(value)} is out of range; whole numbers lie within +-{MAX_MAGNITUDE}")
 
 
 def _check_type(rules: Rules, name: str, kinds: tuple[type, ...], what: str) -> None:
     value = getattr(rules, name)
     ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
     if not ok:
-        raise RulesError(name, f"must be {what}, got {value!r}")
+        raise RulesError(name, f"must be {what}, got {brief(value)}")
+    if int in kinds:
+        _check_magnitude(name, value)
 
 
 def _check_choice(rules: Rules, name: str, choices: tuple[str, ...]) -> None:
     value = getattr(rules, name)
-    if value not in choices:
-        raise RulesError(name, f"{value!r} is not one of {', '.join(choices)}")
+    if not isinstance(value, str) or value not in choices:
+        raise RulesError(name, f"{brief(value)} is not one of {', '.join(choices)}")
 
 
 def check_pass_kind(rules: Rules, kind: Any) -> None:
@@ -456,17 +533,17 @@ def check_pass_kind(rules: Rules, kind: Any) -> None:
     n = rules.num_players
     option = "pass_cycle"
     if not isinstance(kind, str):
-        raise RulesError(option, f"{kind!r} is not a pass kind")
+        raise RulesError(option, f"{brief(kind)} is not a pass kind")
     if kind.startswith("offset:"):
-        try:
-            k = int(kind.split(":", 1)[1])
-        except ValueError:
-            raise RulesError(option, f"{kind!r}: the offset must be a whole number, as in offset:2") from None
+        digits = kind.split(":", 1)[1]
+        if not re.fullmatch(r"[+-]?\d{1,3}", digits):
+            raise RulesError(option, f"{brief(kind)}: the offset must be a whole number, as in offset:2")
+        k = int(digits)
         if not 1 <= k <= n - 1:
-            raise RulesError(option, f"{kind!r} must point at another seat: offset 1..{n - 1} for {n} players")
+            raise RulesError(option, f"{brief(kind)} must point at another seat: offset 1..{n - 1} for {n} players")
         return
     if kind not in PASS_TOKENS:
-        raise RulesError(option, f"{kind!r} is not a pass kind; use {', '.join(PASS_TOKENS)} or offset:k")
+        raise RulesError(option, f"{brief(kind)} is not a pass kind; use {', '.join(PASS_TOKENS)} or offset:k")
     if kind == "across" and n % 2:
         raise RulesError(option, f"'across' needs an even number of players, not {n}")
     if kind in ("left2", "right2") and n < 5:
@@ -525,15 +602,14 @@ def _validate(r: Rules) -> None:
     if not 3 <= n <= 8:
         raise RulesError("num_players", f"must be 3..8, got {n}")
 
-    if isinstance(r.first_dealer, bool) or not (
-        r.first_dealer == "random" or (isinstance(r.first_dealer, int) and 0 <= r.first_dealer < n)
-    ):
-        raise RulesError("first_dealer", f"must be 'random' or a seat 0..{n - 1}, got {r.first_dealer!r}")
+    dealer = r.first_dealer
+    if not ((isinstance(dealer, str) and dealer == "random") or (_is_whole(dealer) and 0 <= dealer < n)):
+        raise RulesError("first_dealer", f"must be 'random' or a seat 0..{n - 1}, got {brief(dealer)}")
 
     # Bonus card and card values.
     bonus = r.bonus_card
-    if bonus != "none" and not isinstance(bonus, str):
-        raise RulesError("bonus_card", f"must be 'none' or a card such as JD, got {bonus!r}")
+    if not isinstance(bonus, str):
+        raise RulesError("bonus_card", f"must be 'none' or a card such as JD, got {brief(bonus)}")
     if r.moon_requires_bonus_card and bonus == "none":
         raise RulesError(
             "moon_requires_bonus_card", "is on, but bonus_card is 'none': there is no bonus card to require"
@@ -541,25 +617,30 @@ def _validate(r: Rules) -> None:
     if bonus != "none" and (parse_card(bonus) == QS or parse_card(bonus) // NUM_RANKS == HEARTS):
         raise RulesError("bonus_card", f"{bonus} is already a penalty card; choose a card outside hearts and QS")
     if not isinstance(r.per_card_points, tuple):
-        raise RulesError("per_card_points", f"must be a table of card or suit to points, got {r.per_card_points!r}")
+        raise RulesError(
+            "per_card_points", f"must be a table of card or suit to points, got {brief(r.per_card_points)}"
+        )
     for key, value in r.per_card_points:
         if key not in SUIT_NAMES:
             try:
                 parse_card(key)
             except (ValueError, AttributeError):
                 raise RulesError(
-                    "per_card_points", f"{key!r} is neither a card (AH) nor a suit ({', '.join(SUIT_NAMES)})"
+                    "per_card_points", f"{brief(key)} is neither a card (AH) nor a suit ({', '.join(SUIT_NAMES)})"
                 ) from None
-        if value != "face_value" and (isinstance(value, bool) or not isinstance(value, int)):
-            raise RulesError("per_card_points", f"{key}: {value!r} must be a whole number or 'face_value'")
+        if isinstance(value, str) and value == "face_value":
+            continue
+        if not _is_whole(value):
+            raise RulesError("per_card_points", f"{brief(key)}: {brief(value)} must be a whole number or 'face_value'")
+        _check_magnitude("per_card_points", value, f"{key}: ")
 
-    # Deck and removal.
+    # Deck and removal (§3.1: the list is checked in either mode, but only remove_cards removes it).
     removed = r.removed_cards
-    if removed != "auto":
+    if not (isinstance(removed, str) and removed == "auto"):
         if not isinstance(removed, tuple):
-            raise RulesError("removed_cards", f"must be 'auto' or a list of cards, got {removed!r}")
+            raise RulesError("removed_cards", f"must be 'auto' or a list of cards, got {brief(removed)}")
         if len(set(removed)) != len(removed):
-            raise RulesError("removed_cards", f"lists a card twice: {list(removed)}")
+            raise RulesError("removed_cards", f"lists a card twice: {brief(list(removed))}")
         for name in removed:
             card = parse_card(name)
             if card // NUM_RANKS == HEARTS or card == QS:
@@ -579,7 +660,7 @@ def _validate(r: Rules) -> None:
             f"'auto' removes {', '.join(AUTO_REMOVED_CARDS[n])} for {n} players, which includes the bonus card "
             f"{bonus}; the bonus card is never removed, so list removed_cards explicitly",
         )
-    removed_names = removed if removed != "auto" else (() if r.deal_remainder == "kitty" else AUTO_REMOVED_CARDS[n])
+    removed_names = removed_card_names(r)
     values = card_values(r)
     for name in removed_names:  # §3.1: cards that score (hearts, QS, the bonus card, per_card_points) stay
         if values[parse_card(name)]:
@@ -592,13 +673,12 @@ def _validate(r: Rules) -> None:
     removed_count = len(removed_names)
     hand_size = (NUM_CARDS - removed_count) // n
     # §3.1: the first trick opens with the lowest club a player holds, so some player must hold one
-    kitty_size = (NUM_CARDS - removed_count) % n if r.deal_remainder == "kitty" else 0
+    # (a kitty, at most 5 cards, never holds all 13: it comes only with nothing removed)
     clubs_left = NUM_RANKS - sum(parse_card(name) // NUM_RANKS == CLUBS for name in removed_names)
-    if r.first_lead != "eldest_any_card" and clubs_left <= kitty_size:
-        where = f" and the kitty of {kitty_size} may hold all {clubs_left}" if clubs_left else ""
+    if r.first_lead != "eldest_any_card" and not clubs_left:
         raise RulesError(
             "removed_cards",
-            f"leaves {clubs_left} clubs{where}: the first trick opens with the lowest club a player holds "
+            f"leaves no clubs: the first trick opens with the lowest club a player holds "
             f"(first_lead = {r.first_lead!r}), so a player must hold one",
         )
 
@@ -611,31 +691,40 @@ def _validate(r: Rules) -> None:
                 "pass_count", f"{r.pass_count} is more than the {hand_size} cards each of {n} players holds"
             )
     cycle = r.pass_cycle
-    if cycle != "auto":
+    if not (isinstance(cycle, str) and cycle == "auto"):
         if not isinstance(cycle, tuple) or not cycle:
-            raise RulesError("pass_cycle", f"must be 'auto' or a non-empty list of pass kinds, got {cycle!r}")
+            raise RulesError("pass_cycle", f"must be 'auto' or a non-empty list of pass kinds, got {brief(cycle)}")
         for kind in cycle:
             check_pass_kind(r, kind)
 
     # Scoring.
-    if r.moon_value != "total" and (isinstance(r.moon_value, bool) or not isinstance(r.moon_value, int)):
-        raise RulesError("moon_value", f"must be 'total' or a whole number, got {r.moon_value!r}")
+    moon = r.moon_value
+    if not (isinstance(moon, str) and moon == "total"):
+        if not _is_whole(moon):
+            raise RulesError("moon_value", f"must be 'total' or a whole number, got {brief(moon)}")
+        _check_magnitude("moon_value", moon)
     for key, value in r.exact_score_resets:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise RulesError("exact_score_resets", f"{key} -> {value!r}: the new score must be a whole number")
+        if not _is_whole(value):
+            raise RulesError("exact_score_resets", f"{key} -> {brief(value)}: the new score must be a whole number")
+        _check_magnitude("exact_score_resets", key, "the score ")
+        _check_magnitude("exact_score_resets", value, f"{key} -> ")
     iw = r.instant_win
     if iw is not None:
         if not isinstance(iw, InstantWin):
-            raise RulesError("instant_win", f"must be a table with score, at_deal and mode, or none; got {iw!r}")
-        if isinstance(iw.score, bool) or not isinstance(iw.score, int):
-            raise RulesError("instant_win", f"score must be a whole number, got {iw.score!r}")
-        if isinstance(iw.at_deal, bool) or not isinstance(iw.at_deal, int) or iw.at_deal < 1:
-            raise RulesError("instant_win", f"at_deal must be a deal number >= 1, got {iw.at_deal!r}")
-        if iw.mode not in INSTANT_WIN_MODES:
-            raise RulesError("instant_win", f"mode {iw.mode!r} is not one of {', '.join(INSTANT_WIN_MODES)}")
+            raise RulesError("instant_win", f"must be a table with score, at_deal and mode, or none; got {brief(iw)}")
+        if not _is_whole(iw.score):
+            raise RulesError("instant_win", f"score must be a whole number, got {brief(iw.score)}")
+        _check_magnitude("instant_win", iw.score, "score ")
+        if not _is_whole(iw.at_deal) or iw.at_deal < 1:
+            raise RulesError("instant_win", f"at_deal must be a deal number >= 1, got {brief(iw.at_deal)}")
+        _check_magnitude("instant_win", iw.at_deal, "at_deal ")
+        if not isinstance(iw.mode, str) or iw.mode not in INSTANT_WIN_MODES:
+            raise RulesError("instant_win", f"mode {brief(iw.mode)} is not one of {', '.join(INSTANT_WIN_MODES)}")
     thr = r.game_end_threshold
-    if thr is not None and (isinstance(thr, bool) or not isinstance(thr, int) or thr <= 0):
-        raise RulesError("game_end_threshold", f"must be a positive whole number or none, got {thr!r}")
+    if thr is not None and (not _is_whole(thr) or thr <= 0):
+        raise RulesError("game_end_threshold", f"must be a positive whole number or none, got {brief(thr)}")
+    if thr is not None:
+        _check_magnitude("game_end_threshold", thr)
 
 
 # ---- TOML writing (the standard library reads TOML but does not write it) -------------------

@@ -77,17 +77,22 @@ def score_deal(
             scores = [s + (rules.no_tricks_adjustment if tricks[p] == 0 else 0) for p, s in enumerate(scores)]
         return DealScore(tuple(scores), tuple(raw), None, None, None)
 
-    if rules.moon_mode == "cancel_deal":
-        return DealScore((0,) * n, tuple(raw), shooter, shot, "cancel")
-    value = rules.sun_value if shot == "sun" else t.moon_value
+    mode = rules.moon_mode
+    # cancel_deal (RULES.md §3.5, clarified): no penalty points and no moon bonus; the rest of step 4
+    # (the bonus card) and step 5 still apply, as if the moon were worth nothing.
+    value = 0 if mode == "cancel_deal" else rules.sun_value if shot == "sun" else t.moon_value
     # Step 4: penalty points vanish; what is left is bonus (non-positive) points.
     base = [sum(v for bit, v in scoring if mask & bit and v < 0) for mask in won]
     if shot == "sun" or rules.moon_requires_bonus_card:
         base[shooter] = 0  # the shooter's deal score is exactly the moon/sun amount
-    subtract = list(base)
-    subtract[shooter] -= value
-    add = [b + (0 if p == shooter else value) for p, b in enumerate(base)]
-    mode = rules.moon_mode
+    # Step 5 on a moon deal: the no-trick adjustment, when the rules apply it there.
+    adjust = [0] * n
+    if rules.no_tricks_adjustment and rules.no_tricks_adjustment_on_moon:
+        adjust = [rules.no_tricks_adjustment if tricks[p] == 0 else 0 for p in range(n)]
+    subtract = [b + a - (value if p == shooter else 0) for p, (b, a) in enumerate(zip(base, adjust, strict=True))]
+    add = [b + a + (0 if p == shooter else value) for p, (b, a) in enumerate(zip(base, adjust, strict=True))]
+    if mode == "cancel_deal":
+        return DealScore(tuple(subtract), tuple(raw), shooter, shot, "cancel")
     if mode == "subtract_from_shooter":
         applied = SUBTRACT
     elif mode == "add_to_others":
@@ -96,17 +101,22 @@ def score_deal(
         if moon_choice not in (SUBTRACT, ADD):
             raise ValueError("shooter_choice scoring needs moon_choice 'subtract' or 'add'")
         applied = moon_choice
-    else:  # add_unless_shooter_loses (RULES.md §3.5 note A)
-        before = list(totals_before) if totals_before is not None else [0] * n
-        after = apply_resets([b + a for b, a in zip(before, add, strict=True)], rules)
-        threshold = rules.game_end_threshold
-        reaches_end = threshold is not None and max(after) >= threshold
-        first = is_first(after, shooter, rules.moon_conditional_tie_counts_as_first)
-        applied = SUBTRACT if reaches_end and not first else ADD
+    else:  # add_unless_shooter_loses (RULES.md §3.5 note A): on the totals the whole deal would give
+        applied = SUBTRACT if add_would_lose(rules, totals_before, add, shooter) else ADD
     scores = subtract if applied == SUBTRACT else add
-    if rules.no_tricks_adjustment and rules.no_tricks_adjustment_on_moon:
-        scores = [s + (rules.no_tricks_adjustment if tricks[p] == 0 else 0) for p, s in enumerate(scores)]
     return DealScore(tuple(scores), tuple(raw), shooter, shot, applied)
+
+
+def add_would_lose(rules: Rules, totals_before: Sequence[int] | None, add: Sequence[int], shooter: int) -> bool:
+    """``add_unless_shooter_loses`` (RULES.md §3.5 note A): whether adding, ``add`` being the deal's
+    scores under ``add_to_others`` with step 5 applied, would take a total (after the exact-score
+    resets) to ``game_end_threshold`` while the shooter is not first."""
+    threshold = rules.game_end_threshold
+    if threshold is None:
+        return False
+    before = list(totals_before) if totals_before is not None else [0] * len(add)
+    after = apply_resets([b + a for b, a in zip(before, add, strict=True)], rules)
+    return max(after) >= threshold and not is_first(after, shooter, rules.moon_conditional_tie_counts_as_first)
 
 
 def worst_deal_score(rules: Rules) -> int:
