@@ -28,7 +28,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..core import PRESET_DESCRIPTIONS, PRESETS, RecordError, load_record
+from ..core import PRESET_DESCRIPTIONS, PRESETS, RecordError, Rules, load_record
 from ..nets.store import shipped_models
 from .game import GameError, GameStore, parse_setup
 from .replay import replay_frames
@@ -72,6 +72,9 @@ def create_app(
     folder = Path(records_dir).expanduser() if records_dir is not None else None
     store = GameStore(max_games=max_games, idle_seconds=idle_seconds, records_dir=folder)
     choices = bot_choices()
+    presets = [
+        {"name": p, "description": PRESET_DESCRIPTIONS[p], "num_players": Rules.load(p).num_players} for p in PRESETS
+    ]
 
     def guarded(handler):  # type: ignore[no-untyped-def]
         async def endpoint(request: Request) -> Response:
@@ -90,7 +93,7 @@ def create_app(
     async def options(request: Request) -> Response:
         return JSONResponse(
             {
-                "presets": [{"name": p, "description": PRESET_DESCRIPTIONS[p]} for p in PRESETS],
+                "presets": presets,
                 "bots": choices,
                 "records": _records(folder),
                 "records_dir": str(folder) if folder is not None else None,
