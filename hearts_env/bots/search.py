@@ -1,0 +1,409 @@
+"""Search bots over sampled worlds: PIMC (perfect-information Monte Carlo) and single-observer ISMCTS.
+
+Both read only the seat's observation (decoded with ``decode_observation``) and draw worlds from
+``hearts_env.bots.belief.BeliefSampler``: full ``Deal`` objects consistent with the view, the
+observer at seat 0. Nothing of the true deal is ever read.
+
+``PIMCBot`` (``make_bot("pimc")``, ``"pimc:worlds=32,rollout=lean"``): for each of ``worlds``
+sampled worlds, every legal action is applied to a clone and the deal played out by the rollout
+policy; an action's score is the seat's mean deal points over the worlds (lower is better), and the
+best mean is played (ties: the lower action id). The same worlds serve every action (common random
+numbers). A single legal action is played without search. Decisions:
+
+- plays, the void-the-deal / lead-a-heart choice, the moon choice, the pass-through declaration and
+  the dealer's choice: searched, through the world's own legal action list;
+- the pass cards: by the heuristic bot's pass (``passing=heuristic``, the default: cheap and
+  sound), or searched card by card like any other decision (``passing=search``: each candidate card
+  is chosen in the world and the rest of the deal, the remaining pass cards included, is rolled
+  out).
+
+Rollout policies (``rollout=``): ``lean`` (default: a rule-based player on the engine's bitmasks,
+ducking, dumping the ♠Q and high hearts when void, leading low; it never builds observations, so it
+is the fast one), ``random`` (uniform over the legal set, on the engine directly), ``heuristic``
+(``HeuristicBot`` on each world seat's own observation vector: faithful but about 50 times slower),
+or a model directory / shipped model name (a model bot on the world's observations).
+
+``ISMCTSBot`` (``make_bot("ismcts")``, ``"ismcts:iterations=400,rollout=lean"``): single-observer
+information-set MCTS: each iteration samples a world, descends a tree keyed by the observer's
+action history and the other seats' actions (UCB1 over the actions legal in that world, with
+availability counts), expands one node and rolls out with the rollout policy; every seat's node
+statistics are its own deal points (each seat minimises its own score). The root action with the
+most visits is played. Pass cards as in PIMC.
+
+Both are deterministic under a seed: ``reset(seed)`` (or the constructor's ``seed``) fixes every
+sampled world and rollout.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.actions import MOON_ADD, MOON_SUBTRACT, PASS_FROM_HAND, VOID_DEAL
+from ..core.cards import NUM_CARDS, NUM_RANKS, QS, QS_BIT, SUIT_MASKS
+from ..core.deal import DONE, MOON_CHOICE, PASSING, PLAYING, Deal, mask_to_actions
+from ..core.rules import Rules
+from ..obs import decode_observation, encode
+from .belief import BeliefSampler
+from .heuristic import HeuristicBot
+from .model import load_bot
+
+SEARCH_SPECS = ("pimc", "ismcts")
+ROLLOUTS = ("lean", "random", "heuristic")
+_CARD_BITS = (1 << NUM_CARDS) - 1
+_RANK_ORDER = tuple(sorted(range(NUM_CARDS), key=lambda c: (c % NUM_RANKS, c)))
+
+Policy = Callable[[Deal], int]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rollout policies on the engine
+# ---------------------------------------------------------------------------------------------
+
+
+def _highest(mask: int) -> int:
+    """The card of highest rank in ``mask`` (ties: the highest suit)."""
+    best, best_rank = -1, -1
+    while mask:
+        low = mask & -mask
+        c = low.bit_length() - 1
+        r = c % NUM_RANKS
+        if r >= best_rank:
+            best, best_rank = c, r
+        mask ^= low
+    return best
+
+
+def _lowest(mask: int) -> int:
+    """The card of lowest rank in ``mask`` (ties: the lowest suit)."""
+    best, best_rank = -1, 99
+    while mask:
+        low = mask & -mask
+        c = low.bit_length() - 1
+        r = c % NUM_RANKS
+        if r < best_rank:
+            best, best_rank = c, r
+        mask ^= low
+    return best
+
+
+class LeanPolicy:
+    """A fast rule-based player on a ``Deal`` (bitmasks only); used for rollouts."""
+
+    def __init__(self, rules: Rules, rng: random.Random) -> None:
+        t = rules.tables
+        self.rng = rng
+        self.values = t.card_values
+        self.point_mask = t.penalty_mask
+        self.bonus = t.bonus_card
+        self.bad_mask = sum(1 << c for c in t.deck if self.values[c] > 0)
+        self.queen_counts = self.values[QS] > 0
+        self.danger = tuple(
+            (10_000 if c == QS and self.queen_counts else 0) + self.values[c] * 50 + c % NUM_RANKS for c in range(52)
+        )
+
+    def __call__(self, deal: Deal) -> int:
+        phase = deal.phase
+        legal = deal.legal_mask()
+        if phase == PLAYING:
+            cards = legal & _CARD_BITS
+            if cards:
+                if cards & (cards - 1) == 0:
+                    return cards.bit_length() - 1
+                return self._play(deal, cards)
+            return VOID_DEAL if legal >> VOID_DEAL & 1 else mask_to_actions(legal)[0]
+        if phase == PASSING:
+            if legal >> PASS_FROM_HAND & 1:
+                return PASS_FROM_HAND
+            cards = legal & _CARD_BITS
+            danger = self.danger
+            return max(mask_to_actions(cards), key=lambda c: danger[c])
+        if phase == MOON_CHOICE:
+            return _best_moon_choice(deal)
+        actions = mask_to_actions(legal)  # dealer's choice
+        return actions[self.rng.randrange(len(actions))]
+
+    def _play(self, deal: Deal, cards: int) -> int:
+        trick = deal.trick
+        if not trick:  # lead: the lowest card, avoiding points
+            safe = cards & ~self.bad_mask
+            if self.queen_counts and deal.hands[deal.current_player] & QS_BIT:
+                no_spades = safe & ~SUIT_MASKS[2]
+                safe = no_spades or safe
+            return _lowest(safe or cards)
+        led = trick[0] // NUM_RANKS
+        led_mask = SUIT_MASKS[led]
+        if cards & led_mask:  # following
+            top = _highest(deal.trick_mask & led_mask)
+            below = cards & ((1 << top) - 1) & led_mask
+            if below:
+                return _highest(below)
+            if len(trick) == deal.num_players - 1:  # last to play and must win: win high, keep ♠Q
+                keep = cards & ~QS_BIT
+                return _highest(keep or cards)
+            return _lowest(cards)
+        # void: dump the worst card
+        danger = self.danger
+        best, best_danger = -1, -1
+        mask = cards
+        while mask:
+            low = mask & -mask
+            c = low.bit_length() - 1
+            if danger[c] > best_danger:
+                best, best_danger = c, danger[c]
+            mask ^= low
+        return best
+
+
+class RandomPolicy:
+    """Uniform over the legal set, on the engine directly."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def __call__(self, deal: Deal) -> int:
+        actions = deal.legal_actions()
+        return actions[self.rng.randrange(len(actions))] if len(actions) > 1 else actions[0]
+
+
+class BotPolicy:
+    """Any bot (the heuristic bot, a model bot) on each world seat's own observation vector."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    def __call__(self, deal: Deal) -> int:
+        actions = deal.legal_actions()
+        if len(actions) == 1:
+            return actions[0]
+        seat = deal.current_player
+        mask = np.zeros(68, np.int8)
+        mask[actions] = 1
+        return int(self.bot.act({"observation": encode(deal, seat), "action_mask": mask}))
+
+
+def _best_moon_choice(deal: Deal) -> int:
+    """The shooter's better option for its own deal points (ties: subtract)."""
+    best, best_score = MOON_SUBTRACT, None
+    for a in (MOON_SUBTRACT, MOON_ADD):
+        probe = deal.clone()
+        probe.apply_action(a)
+        score = probe.scores[deal.current_player]
+        if best_score is None or score < best_score:
+            best, best_score = a, score
+    return best
+
+
+def make_policy(name: str, rules: Rules, rng: random.Random, seed: int | None) -> Policy:
+    """The rollout policy ``name``: ``lean``, ``random``, ``heuristic`` or a model directory / name."""
+    if name == "lean":
+        return LeanPolicy(rules, rng)
+    if name == "random":
+        return RandomPolicy(rng)
+    if name == "heuristic":
+        return BotPolicy(HeuristicBot(rules, seed))
+    return BotPolicy(load_bot(name, rules, seed))
+
+
+def rollout(deal: Deal, policy: Policy) -> Deal:
+    """Play ``deal`` out with ``policy`` (in place) and return it."""
+    apply = deal.apply_action
+    while deal.phase != DONE:
+        apply(policy(deal))
+    return deal
+
+
+# ---------------------------------------------------------------------------------------------
+# PIMC
+# ---------------------------------------------------------------------------------------------
+
+
+class _SearchBot:
+    name = "search"
+
+    def __init__(self, rules: Rules, seed: int | None, rollout: str, passing: str) -> None:
+        if passing not in ("heuristic", "search"):
+            raise ValueError(f"passing is 'heuristic' or 'search', got {passing!r}")
+        self.rules = rules
+        self.rollout_name = rollout
+        self.passing = passing
+        self.sampler = BeliefSampler(rules)
+        self.heuristic = HeuristicBot(rules, seed)
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+        self.policy = make_policy(self.rollout_name, self.rules, self.rng, seed)
+
+    def act(self, observation: Mapping[str, np.ndarray]) -> int:
+        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        if not legal:
+            raise ValueError("no legal action: this observation is not for the seat to move")
+        if len(legal) == 1:
+            return int(legal[0])
+        view = decode_observation(observation["observation"], self.rules)
+        if self.passing == "heuristic" and view.phase == "passing" and legal[0] < NUM_CARDS:
+            return self.heuristic.act(observation)
+        return self.search(view, legal)
+
+    def search(self, view: Any, legal: list[int]) -> int:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class PIMCBot(_SearchBot):
+    """Perfect-information Monte Carlo over ``worlds`` sampled worlds (see the module docstring)."""
+
+    name = "pimc"
+
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int | None = None,
+        *,
+        worlds: int = 24,
+        rollout: str = "lean",
+        passing: str = "heuristic",
+    ) -> None:
+        if worlds < 1:
+            raise ValueError(f"worlds must be at least 1, got {worlds}")
+        self.worlds = worlds
+        super().__init__(rules, seed, rollout, passing)
+
+    def evaluate(self, view: Any, legal: list[int]) -> dict[int, float]:
+        """Each legal action's mean deal points for the seat over the sampled worlds."""
+        totals = dict.fromkeys(legal, 0.0)
+        policy = self.policy
+        for _ in range(self.worlds):
+            world = self.sampler.sample(view, self.rng, legal)
+            for a in legal:
+                sim = world.clone()
+                sim.apply_action(a)
+                rollout(sim, policy)
+                totals[a] += sim.scores[0]
+        return {a: s / self.worlds for a, s in totals.items()}
+
+    def search(self, view: Any, legal: list[int]) -> int:
+        means = self.evaluate(view, legal)
+        return int(min(legal, key=lambda a: (means[a], a)))
+
+
+# ---------------------------------------------------------------------------------------------
+# ISMCTS
+# ---------------------------------------------------------------------------------------------
+
+
+class _Node:
+    __slots__ = ("avail", "children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[int, _Node] = {}
+        self.total: dict[int, float] = {}
+        self.visits: dict[int, int] = {}
+        self.avail: dict[int, int] = {}
+
+
+class ISMCTSBot(_SearchBot):
+    """Single-observer information-set MCTS over the belief sampler (see the module docstring)."""
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int | None = None,
+        *,
+        iterations: int = 300,
+        rollout: str = "lean",
+        passing: str = "heuristic",
+        exploration: float = 0.7,
+    ) -> None:
+        if iterations < 1:
+            raise ValueError(f"iterations must be at least 1, got {iterations}")
+        self.iterations = iterations
+        self.exploration = exploration
+        super().__init__(rules, seed, rollout, passing)
+
+    def search(self, view: Any, legal: list[int]) -> int:
+        root = _Node()
+        policy = self.policy
+        scale = max(self.rules.tables.penalty_total, 1)
+        c = self.exploration
+        for _ in range(self.iterations):
+            world = self.sampler.sample(view, self.rng, legal)
+            node = root
+            path: list[tuple[_Node, int, int]] = []
+            expanded = False
+            while world.phase != DONE:
+                actions = world.legal_actions()
+                seat = world.current_player
+                for a in actions:
+                    node.avail[a] = node.avail.get(a, 0) + 1
+                untried = [a for a in actions if a not in node.visits]
+                if untried:
+                    a = untried[self.rng.randrange(len(untried))]
+                    expanded = True
+                else:
+                    best, best_value = actions[0], -math.inf
+                    for b in actions:
+                        v = node.visits[b]
+                        value = -node.total[b] / (v * scale) + c * math.sqrt(math.log(node.avail[b]) / v)
+                        if value > best_value:
+                            best, best_value = b, value
+                    a = best
+                path.append((node, a, seat))
+                world.apply_action(a)
+                if expanded:
+                    break
+                node = node.children.setdefault(a, _Node())
+            rollout(world, policy)
+            scores = world.scores
+            for n, a, seat in path:
+                n.visits[a] = n.visits.get(a, 0) + 1
+                n.total[a] = n.total.get(a, 0.0) + scores[seat]
+        return int(max(legal, key=lambda a: (root.visits.get(a, 0), -root.total.get(a, 0.0), -a)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Specs
+# ---------------------------------------------------------------------------------------------
+
+
+def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | ISMCTSBot:
+    """The search bot of a spec: ``pimc``, ``pimc:worlds=64,rollout=heuristic``, ``ismcts:iterations=500``;
+    options ``worlds``/``iterations`` (ints), ``rollout`` (lean, random, heuristic or a model),
+    ``passing`` (heuristic, search), and for ISMCTS ``exploration`` (float)."""
+    kind, _, rest = spec.partition(":")
+    if kind not in SEARCH_SPECS:
+        raise ValueError(f"not a search bot spec: {spec!r}")
+    options: dict[str, Any] = {}
+    for item in filter(None, (x.strip() for x in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"bad option {item!r} in {spec!r}: use key=value")
+        key = key.strip()
+        value = value.strip()
+        if key in ("worlds", "iterations"):
+            options[key] = int(value)
+        elif key == "exploration":
+            options[key] = float(value)
+        elif key in ("rollout", "passing"):
+            options[key] = value
+        else:
+            raise ValueError(f"unknown option {key!r} for {kind}: use worlds/iterations, rollout, passing")
+    if "rollout" in options and options["rollout"] not in ROLLOUTS and not Path(options["rollout"]).exists():
+        load_bot(options["rollout"], rules, seed)  # fails now, with its reason, on a bad model name
+    if kind == "pimc":
+        if "iterations" in options or "exploration" in options:
+            raise ValueError("pimc takes worlds=, not iterations= or exploration=")
+        return PIMCBot(rules, seed, **options)
+    if "worlds" in options:
+        raise ValueError("ismcts takes iterations=, not worlds=")
+    return ISMCTSBot(rules, seed, **options)
+
+
+__all__ = ["SEARCH_SPECS", "ISMCTSBot", "LeanPolicy", "PIMCBot", "RandomPolicy", "make_policy", "rollout", "search_bot"]
