@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -41,11 +40,14 @@ import numpy as np
 
 from ..core.actions import NUM_ACTIONS
 from ..core.cards import NUM_CARDS
+from ..core.deal import seeded_deal
 from ..core.errors import RulesError
 from ..core.rules import Rules
+from ..obs.reference import encode
 from ..obs.spec import ENCODING_VERSION, OBSERVATION_SIZE
 from .forward import NumpyPolicy
-from .spec import CARD_FILE, MODEL_FORMAT, WEIGHTS_FILE, ModelError, params_problem, validate_config
+from .spec import CARD_FILE, MODEL_FORMAT, WEIGHTS_FILE, ModelError, parameter_shapes, params_problem, validate_config
+from .weights import max_weights_bytes, read_weights
 
 
 def sha256_file(path: str | Path) -> str:
@@ -158,6 +160,22 @@ def _why_not_model(path: Path) -> str:
     return f"no {CARD_FILE}"
 
 
+#: The largest ``model.json`` read (the shipped ones are about 6 kB).
+MAX_CARD_BYTES = 1 << 20
+_MAX_CARD_INT_DIGITS = 30
+
+
+def _card_int(text: str) -> int:
+    """A JSON integer of the model card; a huge one (thousands of digits) is refused as a ``ValueError``."""
+    if len(text.lstrip("-")) > _MAX_CARD_INT_DIGITS:
+        raise ValueError(f"an integer of {len(text)} digits (at most {_MAX_CARD_INT_DIGITS})")
+    return int(text)
+
+
+def _no_constant(text: str) -> float:
+    raise ValueError(f"{text} is not JSON")
+
+
 def read_model_card(path: str | Path) -> dict[str, Any]:
     """The parsed ``model.json`` of a model directory, unchecked (``ModelError`` if unreadable)."""
     path = Path(path)
@@ -169,8 +187,14 @@ def read_model_card(path: str | Path) -> dict[str, Any]:
     if not card_path.is_file():
         raise ModelError(path, f"not a model directory: it has no {CARD_FILE} ({card_path.resolve()})")
     try:
-        card = json.loads(card_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        with open(card_path, "rb") as f:
+            raw = f.read(MAX_CARD_BYTES + 1)  # bounded, whatever the file's size
+        if len(raw) > MAX_CARD_BYTES:
+            raise ModelError(path, f"{CARD_FILE} is larger than {MAX_CARD_BYTES} bytes; a model card is a few kB")
+        card = json.loads(raw.decode("utf-8"), parse_int=_card_int, parse_constant=_no_constant)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
+        if isinstance(err, ModelError):
+            raise
         raise ModelError(path, f"{CARD_FILE} is unreadable: {err}") from None
     if not isinstance(card, dict):
         raise ModelError(path, f"{CARD_FILE} must hold a JSON object")
@@ -186,8 +210,10 @@ def _model_rules(path: Path, card: Mapping[str, Any]) -> list[Rules]:
             raise ModelError(path, f"the model card's rules must be a rule dict (or a list of them), got {item!r}")
         try:
             out.append(Rules.from_dict(item))
-        except RulesError as err:
+        except (RulesError, TypeError, ValueError) as err:
             raise ModelError(path, f"the model card's rules are not a valid rule set here: {err}") from None
+    if not out:
+        raise ModelError(path, "the model card's rules are an empty list; it needs the rules it was trained for")
     return out
 
 
@@ -266,7 +292,14 @@ def load_policy(
     weights_path = path / weights_name
     if not weights_path.is_file():
         raise ModelError(path, f"the weights file {weights_name} is missing")
+    shapes = parameter_shapes(config)
     size = weights_path.stat().st_size
+    if size > max_weights_bytes(shapes):
+        raise ModelError(
+            path,
+            f"{weights_name} has {size} bytes, more than the {max_weights_bytes(shapes)} the network config's "
+            "arrays can take",
+        )
     if size != card.get("weights_bytes"):
         raise ModelError(
             path,
@@ -280,15 +313,34 @@ def load_policy(
             f"{weights_name} sha256 mismatch: the model card records {card.get('weights_sha256')!r}, "
             f"the file hashes to {digest!r} (the file was modified or corrupted)",
         )
-    try:
-        with np.load(weights_path, allow_pickle=False) as npz:
-            params = {k: npz[k] for k in npz.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as err:
-        raise ModelError(path, f"{weights_name} is corrupt (not a readable .npz of plain arrays): {err}") from None
+    params = read_weights(path, weights_path, shapes)
     problem = params_problem(config, params)
     if problem is not None:
         raise ModelError(path, f"{weights_name} does not match the network config: {problem}")
-    return NumpyPolicy(config, params, card)
+    policy = NumpyPolicy(config, params, card)
+    _check_outputs(path, weights_name, policy, model_rules[0])
+    return policy
+
+
+def _check_outputs(path: Path, weights_name: str, policy: NumpyPolicy, rules: Rules) -> None:
+    """Refuse a network whose outputs are not finite (finite but huge weights overflow float32):
+    on a zero observation and on a real one (the first decision of a deal of its rules; a fixed
+    0/1 pattern for a synthetic encoding of another size)."""
+    zero = np.zeros(policy.obs_dim, np.float32)
+    if policy.obs_dim == OBSERVATION_SIZE:
+        deal = seeded_deal(rules, 0)
+        real = encode(deal, deal.current_player)
+    else:
+        real = (np.arange(policy.obs_dim) % 3 == 0).astype(np.float32)
+    with np.errstate(all="ignore"):
+        for label, obs in (("a zero observation", zero), ("a real observation", real)):
+            logits, value = policy.forward(obs)
+            if not (np.isfinite(logits).all() and np.isfinite(value)):
+                raise ModelError(
+                    path,
+                    f"{weights_name} gives non-finite outputs (logits or value) on {label}: "
+                    "its weights overflow float32",
+                )
 
 
 def is_model_dir(path: str | Path) -> bool:
