@@ -41,13 +41,20 @@ __all__ = [
 # ---- the environments: PettingZoo and Gymnasium are an extra, imported only when an env is made
 
 
+_ENV_EXTRA = ("pettingzoo", "gymnasium")
+
+
 def _envs() -> Any:
+    """``hearts_env.envs.hearts_v1``, imported on first use: without the ``env`` extra installed,
+    a ``ModuleNotFoundError`` that names the missing package and the extra to install."""
     try:
-        from .envs import hearts_v1
+        from .envs import hearts_v1  # optional third-party dependencies: PettingZoo and Gymnasium
     except ModuleNotFoundError as err:
-        if err.name in ("pettingzoo", "gymnasium"):
+        missing = (err.name or "").split(".")[0]
+        if missing in _ENV_EXTRA:
             raise ModuleNotFoundError(
-                f"the Hearts environments need {err.name}: pip install 'hearts-env[env]'", name=err.name
+                f"the Hearts environments need {missing} (not installed): pip install 'hearts-env[env]'",
+                name=missing,
             ) from None
         raise
     return hearts_v1

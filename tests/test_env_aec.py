@@ -690,3 +690,25 @@ def test_raw_env_accepts_integer_kinds_and_rejects_the_rest_clearly() -> None:
     second = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]
     env.step(np.uint8(second))
     assert env.deal.actions == [legal[0], int(second)]
+
+
+@pytest.mark.parametrize("missing", ["pettingzoo", "gymnasium", "pettingzoo.utils"])
+def test_env_without_the_env_extra_names_it(missing: str) -> None:
+    """``hearts_env.env()`` without PettingZoo or Gymnasium (or with a broken install: a submodule
+    missing) names the package and the extra to install."""
+    code = (
+        "import sys\n"
+        f"sys.modules[{missing!r}] = None\n"
+        "import hearts_env\n"
+        "for make in (hearts_env.env, hearts_env.raw_env):\n"
+        "    try:\n"
+        "        make()\n"
+        "    except ModuleNotFoundError as err:\n"
+        "        print(err.name, '|', err)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        package = missing.split(".")[0]
+        assert line.startswith(f"{package} | ") and "pip install 'hearts-env[env]'" in line

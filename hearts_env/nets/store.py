@@ -3,14 +3,19 @@
 A model directory (written by ``training.export.export_model``) holds:
 
 - ``weights.npz``: one float32 array per network parameter, named as in the torch ``state_dict``,
-  written by numpy and read with ``np.load(..., allow_pickle=False)``: loading never runs code.
+  written by numpy and read by ``weights.read_weights``, which trusts nothing in it: every member,
+  header and size is checked against the network config before its data is read, and loading
+  never runs code (no pickles).
 - ``model.json``: the model card: format, name, rules, encoding version, ``obs_dim``, the network
   config (``kind`` and shapes), the parameter count, the weights' byte size and sha256, training
   decisions and time, evaluation results, the git commit it was trained at.
 - ``README.md``: the same card as text.
 
-``load_policy(path, rules)`` refuses (``ModelError``, naming what mismatched) a model whose weights
-are truncated, corrupt or altered (sha256), whose arrays do not match its network config, whose
+``load_policy(path, rules)`` refuses (``ModelError``, naming what mismatched) a model whose card is
+oversized or holds absurd numbers (every config number is bounded before anything is allocated),
+whose weights are truncated, corrupt, altered (sha256) or larger than its arrays can be, whose
+arrays do not match its network config, whose outputs are not finite (a forward pass on a zero and
+on a real observation), whose
 encoding version, observation size or number of actions differ from the current encoding's (or
 its card contradicts its network config), or whose rules differ from the rules it is asked to
 play in an option that changes the observation or the play (``rules_difference``: who deals
