@@ -64,6 +64,7 @@ class GameSetup:
     single_deal: bool
     seed: int
     show_hands: bool = True
+    scripted_deals: tuple[Mapping[str, Any], ...] = ()  # deals to deal first, as ``Match`` takes them (tests)
 
 
 class WebGame:
@@ -91,11 +92,12 @@ class WebGame:
                 raise GameError(f"bot {spec!r} for seat {seat}: {err}") from None
             self.labels.append(spec_label(spec))
         self.names = names_for(n, self.human)
-        # a spectator with hidden hands is narrated as nobody's seat, and passes are left out
-        self.narrator = Narrator(rules, self.names, STYLE, self.human)
+        # a spectator with hidden hands hears what seat 0 hears (kitty face down), passes left out
+        viewer = self.human if self.human is not None else None if self.show_hands else 0
+        self.narrator = Narrator(rules, self.names, STYLE, viewer)
         self.lock = threading.Lock()
         self.touched = time.monotonic()
-        self.match = Match(rules, seed=setup.seed)
+        self.match = Match(rules, seed=setup.seed, scripted_deals=setup.scripted_deals)
         self.table = SeatedTable(rules, match_episode=True)
         self.log: list[str] = []
         self.version = 0  # bumped on every change: the browser can tell a fresh state from an old one
@@ -150,9 +152,9 @@ class WebGame:
         self._say(["", *self.narrator.deal_end(deal, new[0] if new else None)])
         for extra in new[1:]:  # deals cancelled as they were dealt
             self._say(self.narrator.deal_end(extra.deal, extra))
-        if self.single_deal or match.over:
+        if match.over or (self.single_deal and match.deals_counted >= 1):  # a void deal is dealt again
             self.finished = True
-            if match.over and not self.single_deal:
+            if match.over and not self.single_deal and match.deals_counted > 1:
                 winners = ", ".join(self.names[p] for p in match.winners)
                 self._say(["", f"Match over after {match.deals_counted} deals: {winners} ({match.end_reason})."])
             self.table.finish()
