@@ -7,6 +7,7 @@ episode, and hold every observation equal to the reference encoder's."""
 from __future__ import annotations
 
 import copy
+import json
 import pickle
 import random
 from collections.abc import Callable
@@ -193,3 +194,64 @@ def test_bot_copies_choose_like_the_original(how: str, kind: str) -> None:
     bot.reset(1)
     twin.reset(1)
     assert [bot.act(o) for o in observations] == [twin.act(o) for o in observations]
+
+
+# ---- save_state / load_state: the plain-data snapshot ------------------------------------------
+
+
+def random_steps(env: Any, rng: random.Random, steps: int) -> None:
+    for _ in range(steps):
+        if not env.agents:
+            return
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize("episode", ["deal", "match"])
+@pytest.mark.parametrize("steps", [0, 7, 120])
+def test_a_saved_state_replays_to_the_same_env(episode: str, steps: int) -> None:
+    original = raw_env(rules="standard", episode=episode, zero_sum=True)
+    original.reset(seed=8, options={"totals": [3, 0, 0, 1], "dealer": 2})
+    random_steps(original, random.Random(steps), steps)
+    state = json.loads(json.dumps(original.save_state()))  # plain data: JSON round trip
+    restored = raw_env(rules="standard", episode=episode, zero_sum=True)
+    restored.load_state(state)  # a fresh env, never reset
+    assert restored.unwrapped.deal.actions == original.deal.actions
+    step_side_by_side(original, restored, random.Random(5), 400)
+    original.reset()  # the reset stream goes on from the same place
+    restored.reset()
+    assert restored.deal.dealt_hands == original.deal.dealt_hands
+
+
+def test_load_state_into_a_wrapped_env() -> None:
+    original = hearts_env.env(episode="match")
+    original.reset(seed=2)
+    random_steps(original, random.Random(0), 30)
+    restored = hearts_env.env(episode="match")
+    restored.reset()
+    restored.unwrapped.load_state(original.unwrapped.save_state())
+    step_side_by_side(original, restored, random.Random(1), 200)
+
+
+def test_a_bad_state_is_refused_and_changes_nothing() -> None:
+    env = raw_env()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.save_state()
+    env.reset(seed=1)
+    random_steps(env, random.Random(0), 5)
+    good = env.save_state()
+    actions = list(env.deal.actions)
+    bad_states = {
+        "not a state": {"format": "other"},
+        "other rules": {**good, "rules": Rules.preset("omnibus").to_dict()},
+        "other episode": {**good, "episode": "match"},
+        "illegal action": {**good, "actions": [*good["actions"], 99]},
+        "float action": {**good, "actions": [float(a) for a in good["actions"]]},
+        "bad options": {**good, "options": {"totals": [float("nan")] * 4}},
+        "bad stream": {**good, "stream": [3, [1, 2], None]},
+    }
+    for name, state in bad_states.items():
+        with pytest.raises(ValueError):
+            env.load_state(state)
+        assert env.deal.actions == actions, name
+    check_reference(env)

@@ -173,6 +173,7 @@ about 6 times OpenSpiel's Python loop with `information_state_tensor()` and 30 t
 
 from __future__ import annotations
 
+import copy
 import random
 import warnings
 from collections.abc import Mapping, Sequence
@@ -193,6 +194,24 @@ from ..obs import OBSERVATION_SIZE, SeatedTable, SeatView, observation_bounds, s
 from .rewards import illegal_move_reward, rank_rewards
 
 EPISODES = ("deal", "match")
+STATE_FORMAT = "hearts_env.aec_state/1"
+#: What ``load_state`` takes from the replayed env: everything an episode changes.
+_EPISODE_STATE = (
+    "agents",
+    "rewards",
+    "_cumulative_rewards",
+    "terminations",
+    "truncations",
+    "infos",
+    "agent_selection",
+    "_skip_agent_selection",
+    "_dirty",
+    "_table",
+    "_rng",
+    "_episode_seed",
+    "_options",
+    "_history",
+)
 _RESET_OPTIONS = frozenset({"pass_kind", "hands", "kitty", "dealer", "totals"})
 
 
@@ -402,12 +421,17 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             warnings.warn(
                 f"reset ignores unknown options {unknown}; known: {', '.join(sorted(_RESET_OPTIONS))}", stacklevel=2
             )
-        options = checked
         if seed is not None:
-            self._rng = random.Random(f"hearts_env reset stream {seed}")
+            stream = random.Random(f"hearts_env reset stream {seed}")
             episode_seed = seed
         else:
-            episode_seed = self._rng.getrandbits(63)
+            stream = self._rng
+            episode_seed = stream.getrandbits(63)
+        self._begin(episode_seed, checked)
+        self._rng = stream
+
+    def _begin(self, episode_seed: Any, options: dict[str, Any]) -> None:
+        """Start the episode of ``episode_seed`` with checked ``options``; nothing changes if it raises."""
         rules = self.rules
         if self.episode == "deal":
             game: Deal | Match = seeded_deal(rules, episode_seed, **{k: options[k] for k in _DEAL_PINS if k in options})
@@ -431,6 +455,9 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
                 if match.deal.is_terminal():
                     raise ValueError("these options cancel the first deal at once; a match cannot start with it")
             game = match
+        self._episode_seed = episode_seed
+        self._options = options
+        self._history: list[int | None] = []
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -448,6 +475,65 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             return
         self.agent_selection = self.possible_agents[table.deal.current_player]
 
+    # ---- snapshots
+    def save_state(self) -> dict[str, Any]:
+        """The episode so far as plain, JSON-ready data: the rules, the episode's seed and reset
+        options, every step's action since the reset and the reset stream (so a later ``reset()``
+        without a seed continues it). ``load_state`` replays it. ``copy.deepcopy(env)`` is the
+        other snapshot (any env, wrapped or Gymnasium; in memory only)."""
+        if not hasattr(self, "_history"):
+            raise RuntimeError("call reset() first: there is no episode to save")
+        version, internal, gauss = self._rng.getstate()
+        return {
+            "format": STATE_FORMAT,
+            "rules": self.rules.to_dict(),
+            "episode": self.episode,
+            "seed": self._episode_seed,
+            "options": copy.deepcopy(self._options),
+            "actions": list(self._history),
+            "stream": [version, list(internal), gauss],
+        }
+
+    def load_state(self, state: Mapping[str, Any]) -> None:
+        """Put this env where ``save_state`` was called, by replaying it: ``state`` must come from an
+        env of the same rules and episode kind. A bad state raises ``ValueError`` and leaves the env
+        as it was. On a wrapped env call ``env.reset()`` once, then ``env.unwrapped.load_state(state)``
+        and ``env.last()`` before the next step (as every AEC loop does)."""
+        if not isinstance(state, Mapping) or state.get("format") != STATE_FORMAT:
+            raise ValueError(f"not an env state of format {STATE_FORMAT!r} (made by raw_env.save_state)")
+        if state.get("rules") != self.rules.to_dict():
+            raise ValueError("the state was saved under other rules than this env's")
+        if state.get("episode") != self.episode:
+            raise ValueError(f"the state is of a {state.get('episode')!r} episode, this env plays {self.episode!r}")
+        actions = state.get("actions")
+        if not isinstance(actions, list) or not all(a is None or type(a) is int for a in actions):
+            raise ValueError("the state's actions must be a list of integers (and None for the steps after the end)")
+        try:
+            version, internal, gauss = state["stream"]
+            stream = random.Random()
+            stream.setstate((version, tuple(internal), gauss))
+        except (KeyError, TypeError, ValueError) as err:
+            raise ValueError(f"the state's reset stream is not a random.Random state: {err}") from None
+        scratch = type(self)(
+            rules=self.rules,
+            episode=self.episode,
+            reward_scale=self.reward_scale,
+            zero_sum=self.zero_sum,
+            final_rank_reward=self.final_rank_reward,
+            render_seat=self.render_seat,
+        )
+        try:
+            scratch._begin(state.get("seed"), scratch.check_reset_options(state.get("options")))
+            for i, action in enumerate(actions):
+                scratch.step(action)
+                if not scratch.agents and i + 1 < len(actions):
+                    raise ValueError("there are actions after the episode's end")
+        except (ValueError, TypeError, AssertionError) as err:
+            raise ValueError(f"the state does not replay: {err}") from None
+        scratch._rng = stream
+        for key in _EPISODE_STATE:
+            setattr(self, key, getattr(scratch, key))
+
     # ---- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return self._table.observation(self._seat_of[agent])
@@ -457,6 +543,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
+            self._history.append(None)
             return
         table = self._table
         deal = table.deal
@@ -465,6 +552,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             action = as_action(action, deal.legal_mask())
         seat = deal.current_player
         deal_over = table.apply(action)  # the engine rejects an illegal action, the game unchanged
+        self._history.append(action)
         if self._dirty:
             self._clear_step()
         self._cumulative_rewards[agent] = 0.0
