@@ -33,7 +33,11 @@ the exact order of past tricks is not in the view, so the position is built dire
 piles, trick counts, the current trick, flags, kitty, and a play history of ``n``-card chunks (one
 per completed trick, each credited to its winner) whose lead suits and off-suit cards reproduce the
 voids shown. That history is a faithful summary for ``seat_view`` (the same cards, winners and
-voids) but not necessarily a legal replay; the engine's rollouts only read the state.
+voids) but not necessarily a legal replay; the engine's rollouts only read the state. Finding it is
+a small search (usually well under a millisecond, up to a few tenths of a second after wild random
+play); ``BeliefSampler(rules, exact_history=False)``, which the search bots use, skips it and cuts
+each winner's cards into chunks (the same cards, winners and trick counts; the voids of the
+history may then differ from the view's, while the hands still respect them).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from ..core.rules import Rules, pass_offset
 from ..obs import SeatView
 
 _PHASES = {name: i for i, name in enumerate(PHASE_NAMES)}
+_PLAYING = _PHASES["playing"]
 
 
 def _cards(mask: int) -> list[int]:
@@ -57,6 +62,29 @@ def _cards(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+_PLAY_LISTS = ("hands", "trick", "trick_seats", "played_by", "play_order", "trick_winners", "won", "tricks_won")
+_PASS_LISTS = ("pass_through", "declared")
+
+
+def fast_clone(deal: Deal) -> Deal:
+    """A copy of ``deal`` to play on: ``Deal.clone`` without copying the random generator (which only
+    deals the cards at construction; the smoosh shuffle has its own seed) or the lists play never
+    changes. Re-seeding a fresh ``random.Random`` in ``Deal.clone`` was a third of a rollout's cost."""
+    other = object.__new__(Deal)
+    d = other.__dict__
+    d.update(deal.__dict__)
+    for key in _PLAY_LISTS:
+        d[key] = d[key][:]
+    d["kitty_taken_by"] = d["kitty_taken_by"][:]
+    d["actions"] = d["actions"][:]
+    if deal.phase != _PLAYING:
+        for key in _PASS_LISTS:
+            d[key] = d[key][:]
+        for key in ("chosen", "passed", "received"):
+            d[key] = [x[:] for x in d[key]]
+    return other
 
 
 class Constraints:
@@ -133,102 +161,135 @@ def forward_target(view: SeatView, n: int) -> int | None:
     return q
 
 
-class BeliefSampler:
-    """Uniform worlds consistent with a seat's view (see the module docstring)."""
+class _Plan:
+    """The exact count of completions for one view, and each group's weighted options (memoised)."""
 
-    def __init__(self, rules: Rules) -> None:
-        self.rules = rules
-        self.num_players = rules.num_players
-        self.hand_size = rules.tables.hand_size
-        self.kitty_size = rules.tables.kitty_size
+    def __init__(self, con: Constraints) -> None:
+        self.con = con
+        self.groups = con.groups()
+        self.caps = [sum(con.capacity[loc] for loc in locs) for _, locs in self.groups]
+        self.start = tuple(len(c) for c in con.classes)
+        self._count: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._options: dict[tuple[int, tuple[int, ...]], tuple[list[int], list[tuple[tuple[int, ...], tuple]]]] = {}
+        if self.count(0, self.start) == 0:
+            raise ValueError("no deal is consistent with this view")
 
-    # ------------------------------------------------------------------ hidden cards
-    def sample_hands(self, view: SeatView, rng: random.Random) -> tuple[list[int], list[int]]:
-        """Current hands (masks, seat 0 = me) and the kitty's cards, drawn uniformly."""
-        con = Constraints(self.rules, view)
-        groups = con.groups()
-        cls_counts = tuple(len(c) for c in con.classes)
-        caps = [sum(con.capacity[loc] for loc in locs) for _, locs in groups]
-        memo: dict[tuple[int, tuple[int, ...]], int] = {}
+    def vectors(self, g: int, rem: tuple[int, ...]):
+        """The class-count vectors group ``g`` can take from ``rem``."""
+        accepts, _ = self.groups[g]
+        cap = self.caps[g]
+        if g == len(self.groups) - 1:  # the last group takes what is left, if it can
+            if sum(rem) == cap and all(rem[k] == 0 or k in accepts for k in range(8)):
+                yield rem
+            return
+        allowed = [k for k in range(8) if rem[k] and k in accepts]
+        x = [0] * 8
 
-        def vectors(g: int, rem: tuple[int, ...]):  # count vectors group g can take
-            allowed = [k for k in range(8) if rem[k] and k in groups[g][0]]
-            cap = caps[g]
-            if g == len(groups) - 1:  # the last group takes what is left, if it can
-                if sum(rem) == cap and all(rem[k] == 0 or k in groups[g][0] for k in range(8)):
-                    yield rem
+        def rec(i: int, left: int):
+            if i == len(allowed):
+                if left == 0:
+                    yield tuple(x)
                 return
-            x = [0] * 8
+            k = allowed[i]
+            rest = sum(rem[j] for j in allowed[i + 1 :])
+            for v in range(max(0, left - rest), min(rem[k], left) + 1):
+                x[k] = v
+                yield from rec(i + 1, left - v)
+            x[k] = 0
 
-            def rec(i: int, left: int):
-                if i == len(allowed):
-                    if left == 0:
-                        yield tuple(x)
-                    return
-                k = allowed[i]
-                rest = sum(rem[j] for j in allowed[i + 1 :])
-                for v in range(max(0, left - rest), min(rem[k], left) + 1):
-                    x[k] = v
-                    yield from rec(i + 1, left - v)
-                x[k] = 0
+        yield from rec(0, cap)
 
-            yield from rec(0, cap)
+    def count(self, g: int, rem: tuple[int, ...]) -> int:
+        """The number of ways to deal ``rem`` (class counts) to groups ``g..``, cards told apart."""
+        if g == len(self.groups):
+            return 0 if any(rem) else 1
+        key = (g, rem)
+        total = self._count.get(key)
+        if total is None:
+            total = 0
+            for _, w, _ in self._weighted(g, rem):
+                total += w
+            self._count[key] = total
+        return total
 
-        def weight(x: tuple[int, ...], rem: tuple[int, ...]) -> int:
+    def _weighted(self, g: int, rem: tuple[int, ...]):
+        for x in self.vectors(g, rem):
+            nxt = tuple(rem[k] - x[k] for k in range(8))
             w = 1
             for k in range(8):
                 if x[k]:
                     w *= comb(rem[k], x[k])
-            return w
+            w *= self.count(g + 1, nxt)
+            if w:
+                yield x, w, nxt
 
-        def count(g: int, rem: tuple[int, ...]) -> int:
-            if g == len(groups):
-                return 1 if not any(rem) else 0
-            key = (g, rem)
-            if key in memo:
-                return memo[key]
-            total = 0
-            for x in vectors(g, rem):
-                nxt = tuple(rem[k] - x[k] for k in range(8))
-                total += weight(x, rem) * count(g + 1, nxt)
-            memo[key] = total
-            return total
+    def options(self, g: int, rem: tuple[int, ...]) -> tuple[list[int], list[tuple[tuple[int, ...], tuple]]]:
+        """Cumulative weights and ``(x, rest)`` of group ``g``'s options from ``rem``."""
+        key = (g, rem)
+        found = self._options.get(key)
+        if found is None:
+            cumulative: list[int] = []
+            picks: list[tuple[tuple[int, ...], tuple]] = []
+            running = 0
+            for x, w, nxt in self._weighted(g, rem):
+                running += w
+                cumulative.append(running)
+                picks.append((x, nxt))
+            found = self._options[key] = (cumulative, picks)
+        return found
 
-        rem = cls_counts
-        if count(0, rem) == 0:
-            raise ValueError("no deal is consistent with this view")
+
+class BeliefSampler:
+    """Uniform worlds consistent with a seat's view (see the module docstring)."""
+
+    def __init__(self, rules: Rules, exact_history: bool = True) -> None:
+        self.rules = rules
+        self.exact_history = exact_history
+        self.num_players = rules.num_players
+        self.hand_size = rules.tables.hand_size
+        self.kitty_size = rules.tables.kitty_size
+        self._cached_plan: tuple[SeatView, _Plan] | None = None
+        self._cached_template: tuple[SeatView, Deal] | None = None
+
+    # ------------------------------------------------------------------ hidden cards
+    def sample_hands(self, view: SeatView, rng: random.Random) -> tuple[list[int], list[int]]:
+        """Current hands (masks, seat 0 = me) and the kitty's cards, drawn uniformly."""
+        plan = self._plan(view)
+        con, groups = plan.con, plan.groups
+        rem = plan.start
         pools = [list(c) for c in con.classes]
         for p in pools:
             rng.shuffle(p)
-        hands = [con.known[loc] for loc in range(self.num_players + 1)]
+        hands = list(con.known)
         for g in range(len(groups)):
-            options = []
-            for x in vectors(g, rem):
-                nxt = tuple(rem[k] - x[k] for k in range(8))
-                w = weight(x, rem) * count(g + 1, nxt)
-                if w:
-                    options.append((w, x, nxt))
-            pick = rng.randrange(sum(w for w, _, _ in options))
-            chosen = options[-1]
-            for option in options:
-                if pick < option[0]:
-                    chosen = option
-                    break
-                pick -= option[0]
-            _, x, nxt = chosen
+            cumulative, picks = plan.options(g, rem)
+            pick = rng.randrange(cumulative[-1])
+            lo, hi = 0, len(cumulative) - 1
+            while lo < hi:  # the first option whose cumulative weight exceeds the pick
+                mid = (lo + hi) // 2
+                if cumulative[mid] > pick:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            x, rem = picks[lo]
             cards: list[int] = []
             for k in range(8):
-                cards.extend(pools[k][: x[k]])
-                del pools[k][: x[k]]
+                if x[k]:
+                    cards.extend(pools[k][: x[k]])
+                    del pools[k][: x[k]]
             rng.shuffle(cards)
             for loc in groups[g][1]:
                 c = con.capacity[loc]
                 hands[loc] |= mask_of(cards[:c])
                 del cards[:c]
-            rem = nxt
         kitty = _cards(hands[self.num_players])
         rng.shuffle(kitty)
         return hands[: self.num_players], kitty
+
+    def _plan(self, view: SeatView) -> _Plan:
+        if self._cached_plan is None or self._cached_plan[0] != view:
+            self._cached_plan = (view, _Plan(Constraints(self.rules, view)))
+        return self._cached_plan[1]
 
     # ------------------------------------------------------------------ worlds
     def sample(self, view: SeatView, rng: random.Random, legal: list[int] | None = None) -> Deal:
@@ -287,14 +348,33 @@ class BeliefSampler:
 
     def _after_pass(self, view: SeatView, hands: list[int], kitty: list[int], rng: random.Random) -> Deal:
         n = self.num_players
+        cached = self._cached_template
+        if cached is None or cached[0] != view:
+            cached = self._cached_template = (view, self._template(view, len(kitty)))
+        world = fast_clone(cached[1])
+        world._pass_seed = rng.getrandbits(64)
+        played = world.dealt_hands  # the template keeps each seat's played cards here
+        world.hands = list(hands)
+        world.dealt_hands = tuple(hands[p] | played[p] for p in range(n))  # before the pass: unknown
+        world.kitty_cards = list(kitty)
+        world.kitty = kitty_mask = mask_of(kitty)
+        everyone = self.rules.tables.deck_mask & ~kitty_mask
+        clubs = everyone & SUIT_MASKS[CLUBS]
+        lowest = clubs if clubs else everyone
+        world.opening_card = (lowest & -lowest).bit_length() - 1
+        won = world.won
+        for i, p in enumerate(world.kitty_taken_by):
+            if p >= 0:
+                won[p] |= 1 << kitty[i]
+        return world
+
+    def _template(self, view: SeatView, kitty_size: int) -> Deal:
+        """The world's public state for ``view`` (no hidden cards yet): built once per view."""
+        n = self.num_players
         rules = self.rules
         kind = "dealer_choice" if view.dealer_choice else view.pass_kind
-        world = Deal(rules, seed=rng.getrandbits(63), dealer=view.dealer, pass_kind=kind, totals=list(view.totals))
-        played_masks = [mask_of(row) for row in view.played_by]
-        world.hands = list(hands)
-        world.dealt_hands = tuple(hands[p] | played_masks[p] for p in range(n))  # before the pass: unknown
-        world.kitty_cards = list(kitty)
-        world.kitty = mask_of(kitty)
+        world = Deal(rules, seed=0, dealer=view.dealer, pass_kind=kind, totals=list(view.totals))
+        world.dealt_hands = tuple(mask_of(row) for row in view.played_by)
         world.phase = _PHASES[view.phase]
         world.current_player = view.to_move if view.to_move is not None else -1
         world.pass_kind = view.pass_kind
@@ -316,10 +396,6 @@ class BeliefSampler:
                     src = (src - k) % n
                 world.passed[src].extend((c, dst) for c in view.forwarded)
                 world.received[dst].extend((c, src) for c in view.forwarded)
-        everyone = rules.tables.deck_mask & ~world.kitty
-        clubs = everyone & SUIT_MASKS[CLUBS]
-        lowest = clubs if clubs else everyone
-        world.opening_card = (lowest & -lowest).bit_length() - 1
         leader = view.trick_leader if view.trick_leader is not None else 0
         world.leader = leader
         world.trick = list(view.trick)
@@ -335,19 +411,15 @@ class BeliefSampler:
             for c in view.played_by[p]:
                 played_by[c] = p
         world.played_by = played_by
-        order, winners = history(view, n)
+        order, winners = history(view, n) if self.exact_history else naive_history(view, n)
         world.play_order = order + list(zip(world.trick_seats, view.trick, strict=True))
         world.trick_winners = winners
         world.tricks_won = list(view.tricks_won)
         taken: list[int] = []
         for p in range(n):
             taken.extend([p] * view.kitty_taken[p])
-        world.kitty_taken_by = taken + [-1] * (len(kitty) - len(taken))
-        won = [mask_of(row) for row in view.won_by]
-        for i, p in enumerate(world.kitty_taken_by):
-            if p >= 0:
-                won[p] |= 1 << kitty[i]
-        world.won = won
+        world.kitty_taken_by = taken + [-1] * (kitty_size - len(taken))
+        world.won = [mask_of(row) for row in view.won_by]
         world.cancelled = False
         world.result = None
         world._legal = None
@@ -358,6 +430,19 @@ class BeliefSampler:
 # ---------------------------------------------------------------------------------------------
 # A play history that summarises the view
 # ---------------------------------------------------------------------------------------------
+
+
+def naive_history(view: SeatView, n: int) -> tuple[list[tuple[int, int]], list[int]]:
+    """Each winner's ``won_by`` cards cut into ``n``-card chunks: the right cards, winners and trick counts,
+    not the voids (what rollouts need, without the search of ``history``)."""
+    owner = {c: p for p in range(n) for c in view.played_by[p]}
+    order: list[tuple[int, int]] = []
+    winners: list[int] = []
+    for w in range(n):
+        cards = view.won_by[w]
+        order.extend((owner[c], c) for c in cards)
+        winners.extend([w] * view.tricks_won[w])
+    return order, winners
 
 
 def history(view: SeatView, n: int) -> tuple[list[tuple[int, int]], list[int]]:
@@ -409,6 +494,9 @@ def history(view: SeatView, n: int) -> tuple[list[tuple[int, int]], list[int]]:
             return not want
         w = winners[i]
         pile = remaining[w]
+        state = (i, tuple(tuple(remaining[v]) for v in sorted(remaining)), frozenset(want))
+        if state in failed:
+            return False
         tried = set()
         for lead, off_first in [(c, f) for f in (False, True) for c in pile]:
             s = lead // NUM_RANKS
@@ -427,12 +515,15 @@ def history(view: SeatView, n: int) -> tuple[list[tuple[int, int]], list[int]]:
                 return True
             chunks.pop()
             remaining[w] = pile
+        if budget[0] >= 0:
+            failed.add(state)
         return False
 
     solved = False
     shuffle = random.Random(0)
     for _attempt in range(12):  # a few restarts in other orders: the search is greedy inside a chunk
         budget[0] = 1500
+        failed: set = set()
         chunks.clear()
         if solve(0, dict(piles), need):
             solved = True
@@ -450,4 +541,4 @@ def history(view: SeatView, n: int) -> tuple[list[tuple[int, int]], list[int]]:
     return order, winners
 
 
-__all__ = ["BeliefSampler", "Constraints", "history"]
+__all__ = ["BeliefSampler", "Constraints", "fast_clone", "history", "naive_history"]

@@ -49,7 +49,7 @@ from ..core.cards import NUM_CARDS, NUM_RANKS, QS, QS_BIT, SUIT_MASKS
 from ..core.deal import DONE, MOON_CHOICE, PASSING, PLAYING, Deal, mask_to_actions
 from ..core.rules import Rules
 from ..obs import decode_observation, encode
-from .belief import BeliefSampler
+from .belief import BeliefSampler, fast_clone
 from .heuristic import HeuristicBot
 from .model import load_bot
 
@@ -94,6 +94,8 @@ def _lowest(mask: int) -> int:
 
 class LeanPolicy:
     """A fast rule-based player on a ``Deal`` (bitmasks only); used for rollouts."""
+
+    trusted = True
 
     def __init__(self, rules: Rules, rng: random.Random) -> None:
         t = rules.tables
@@ -163,6 +165,8 @@ class LeanPolicy:
 class RandomPolicy:
     """Uniform over the legal set, on the engine directly."""
 
+    trusted = True
+
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
@@ -191,7 +195,7 @@ def _best_moon_choice(deal: Deal) -> int:
     """The shooter's better option for its own deal points (ties: subtract)."""
     best, best_score = MOON_SUBTRACT, None
     for a in (MOON_SUBTRACT, MOON_ADD):
-        probe = deal.clone()
+        probe = fast_clone(deal)
         probe.apply_action(a)
         score = probe.scores[deal.current_player]
         if best_score is None or score < best_score:
@@ -211,10 +215,25 @@ def make_policy(name: str, rules: Rules, rng: random.Random, seed: int | None) -
 
 
 def rollout(deal: Deal, policy: Policy) -> Deal:
-    """Play ``deal`` out with ``policy`` (in place) and return it."""
+    """Play ``deal`` out with ``policy`` (in place) and return it. A policy marked ``trusted`` (it only
+    returns actions of ``deal.legal_mask()``: the lean and random policies) has its card plays applied
+    through the engine's own trick step without the legality check again (the same state change as
+    ``apply_action``, which every other action and untrusted policy goes through)."""
     apply = deal.apply_action
+    if not getattr(policy, "trusted", False):
+        while deal.phase != DONE:
+            apply(policy(deal))
+        return deal
+    play = deal._play
+    record = deal.actions.append
     while deal.phase != DONE:
-        apply(policy(deal))
+        action = policy(deal)
+        if deal.phase == PLAYING and action < NUM_CARDS:
+            deal._legal = None
+            record(action)
+            play(action)
+        else:
+            apply(action)
     return deal
 
 
@@ -232,7 +251,7 @@ class _SearchBot:
         self.rules = rules
         self.rollout_name = rollout
         self.passing = passing
-        self.sampler = BeliefSampler(rules)
+        self.sampler = BeliefSampler(rules, exact_history=False)
         self.heuristic = HeuristicBot(rules, seed)
         self.reset(seed)
 
@@ -281,7 +300,7 @@ class PIMCBot(_SearchBot):
         for _ in range(self.worlds):
             world = self.sampler.sample(view, self.rng, legal)
             for a in legal:
-                sim = world.clone()
+                sim = fast_clone(world)
                 sim.apply_action(a)
                 rollout(sim, policy)
                 totals[a] += sim.scores[0]
