@@ -78,13 +78,14 @@ def model(tmp_path: Path) -> Path:
 
 
 def refused(path: Path, match: str, *, seconds: float = 3.0, megabytes: float = 40.0) -> ModelError:
-    """``load_policy`` refuses ``path`` with ``match``, within ``seconds`` and ``megabytes`` of allocations."""
+    """``load_policy`` refuses ``path`` with ``match``, within ``seconds`` (of CPU: the machine may be
+    busy) and ``megabytes`` of allocations."""
     tracemalloc.start()
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         with pytest.raises(ModelError, match=match) as err:
             load_policy(path, "standard")
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -306,7 +307,7 @@ def test_a_weights_file_larger_than_its_arrays_can_be_is_refused_before_hashing(
 )
 def test_config_numbers_are_bounded_before_allocating(model: Path, network: dict, match: str) -> None:
     edit_card(model, network=network, obs_dim=network["obs_dim"])
-    refused(model, "invalid network config: .*" + match, seconds=1.0, megabytes=10.0)
+    refused(model, "invalid network config: .*" + match, seconds=2.0, megabytes=10.0)
 
 
 def test_a_model_card_with_a_5000_digit_number_is_refused(model: Path) -> None:

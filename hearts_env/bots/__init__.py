@@ -4,7 +4,9 @@ One protocol, ``bot.act(observation) -> int``: ``observation`` is ``{"observatio
 "action_mask": mask}`` as returned by ``env.last()`` / ``env.observe(agent)``, and the result is a
 legal action id. So the same bot object plays in the environment, in the single-seat Gymnasium env,
 in tournaments and on the command line. Bots may also have ``reset(seed)``, called at the start of
-an episode (the Gymnasium env does, so seeded episodes replay exactly).
+an episode (the Gymnasium env does, so seeded episodes replay exactly). Every bot here can be
+copied (``copy.deepcopy``) and pickled, at any point: the copy chooses exactly as the original
+would, random stream included.
 
 ``make_bot(spec, rules, seed=None)``:
 

@@ -1,16 +1,15 @@
 """# Hearts
 
-| Import               | `import hearts_env; env = hearts_env.env()`                  |
+| Import               | `from hearts_env.envs import hearts_v1; env = hearts_v1.env()` |
 |----------------------|--------------------------------------------------------------|
 | Actions              | Discrete                                                     |
 | Parallel API         | No                                                           |
 | Manual Control       | No                                                           |
 | Agents               | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` (3..8 players) |
-| Agents               | 3..8                                                         |
 | Action Shape         | Discrete(68)                                                 |
 | Action Values        | Discrete(68)                                                 |
 | Observation Shape    | `observation`: (2577,) float32; `action_mask`: (68,) int8    |
-| Observation Values   | see `hearts_env.env.encoding` (per-entry bounds)             |
+| Observation Values   | see `hearts_env.obs` (per-entry bounds: `observation_bounds()`) |
 
 Hearts with every rule and variant of RULES.md: any preset (`hearts_env.PRESETS`), a rule file or
 a `Rules` object, 3 to 8 players, one deal or a whole match per episode. Seats are `player_0 ..
@@ -20,11 +19,16 @@ step), the pass-through declaration, the dealer's choice of pass, voiding the de
 choice. Passing is secret: the seats choose one after another from eldest hand, and nobody's
 observation shows another seat's chosen cards before every seat has chosen and the cards move.
 
+`hearts_env.envs.hearts_v1` is this environment, version 1 (see Version History): import it by name
+to pin the behaviour (`hearts_env.env()` is the latest version). The single-seat Gymnasium env,
+one learning seat against bots, is `gymnasium.make("hearts_env/Hearts-v1")` (registered when
+`hearts_env.envs` is imported; `hearts_env.envs.gym_env`).
+
 ```python
 import numpy as np
-import hearts_env
+from hearts_env.envs import hearts_v1
 
-env = hearts_env.env(rules="standard", episode="deal", render_mode="ansi")
+env = hearts_v1.env(rules="standard", episode="deal", render_mode="ansi")
 env.reset(seed=42)
 rng = np.random.default_rng(0)
 for agent in env.agent_iter():
@@ -40,8 +44,8 @@ env.close()
 ## Arguments
 
 ``` python
-hearts_env.env(rules="standard", episode="deal", render_mode=None, reward_scale=1.0,
-               zero_sum=False, final_rank_reward=None, illegal_reward=None, render_seat=None)
+hearts_v1.env(rules="standard", episode="deal", render_mode=None, reward_scale=1.0,
+              zero_sum=False, final_rank_reward=None, illegal_reward=None, render_seat=None)
 ```
 
 - `rules`: a `Rules`, a preset name, a path to a TOML rule file, or a mapping of options (with an
@@ -57,11 +61,14 @@ hearts_env.env(rules="standard", episode="deal", render_mode=None, reward_scale=
 
 ## Observation Space
 
-A dict: `observation` is the seat-relative vector of `hearts_env.env.encoding` (2,577 `float32`
-entries, version `ENCODING_VERSION`, the same size for every rule set and N; the table of segments
-is that module's docstring) and `action_mask` (68 `int8`) allows exactly the engine's legal
-actions for the seat to move and is all zeros for every other seat. `decode_observation(vector,
-rules)` turns the vector back into a structured `SeatView`.
+A dict: `observation` is the seat-relative vector of `hearts_env.obs` (2,577 `float32` entries,
+version `ENCODING_VERSION`, the same size for every rule set and N; the table of segments is the
+docstring of `hearts_env.obs.spec`) and `action_mask` (68 `int8`) allows exactly the engine's legal
+actions for the seat to move and is all zeros for every other seat. `hearts_env.obs.decode_observation(vector,
+rules)` turns the vector back into a structured `SeatView`; `hearts_env.obs.encode(deal, seat)` is
+the reference encoder the env's incremental one always equals. The env seats its game at a
+`hearts_env.obs.SeatedTable` (the deal or match, its encoder and each seat's observation dict), as
+the tournaments and play sessions do, so they all see the same observations.
 
 ## Action Space
 
@@ -103,21 +110,28 @@ deals follow from `s` too. So the same deal can be replayed with other players i
 `reset()` without a seed continues a stream seeded by the last seeded reset. `reset(options=...)`
 pins parts of the (first) deal: `pass_kind` (any kind the rules can play, `dealer_choice`
 included), `hands` (one list of cards per seat, as ids or names such as `"QS"`), `kitty` (with
-`hands`), `dealer` (a seat) and `totals` (scores before the deal; the match's starting totals).
-Unknown option keys are ignored with a warning.
+`hands`), `dealer` (a seat) and `totals` (whole numbers, one per seat, at most `MAX_TOTAL` in
+size: scores before the deal; the match's starting totals). Every option is checked, in deal and
+match episodes alike, before anything changes (`raw_env.check_reset_options`): a bad one (NaN
+totals, a seat out of range, a card dealt twice, a pass kind the rules cannot play) raises the
+engine's `InvalidDealError`, a `ValueError` whose message starts `reset option 'totals': ...`, and
+the env stays as it was. Unknown option keys are ignored with a warning.
 
 A deal episode ends when its deal ends, cancelled or not; a match episode when the match ends. No
 episode is truncated.
 
 ## Bad input
 
-An action is a Python `int`, a numpy integer scalar or a 0-d integer array. The bare `raw_env`
-raises the engine's `IllegalActionError`, naming the action and the legal ones, for an illegal
-card, an id outside the space or anything that is not such an integer (a float such as `3.0`, a
-bool, a string, an array of shape `(1,)`), and leaves the game as it was (`as_action` is the
-check, shared with the Gymnasium env). The wrapped env follows PettingZoo's classic convention: an
-out-of-space action fails an assertion, an illegal one ends the episode with `illegal_reward` for
-the offender.
+An action is a Python `int`, a numpy integer scalar or a 0-d integer array. Anything else (a
+bool such as `True`, a float such as `3.0`, a string such as `"QS"`, an array with a shape such as
+`np.array([5])` or `np.array([[1]])`, or `None` for an agent that is not done) raises the engine's
+`IllegalActionError` on every path, the bare `raw_env`, the wrapped `env()` and the Gymnasium env
+alike, with one message naming the value and the legal actions, and leaves the game as it was:
+`hearts_env.core.actions.as_action` is the one check. Then, for an integer: the bare `raw_env`
+raises the same `IllegalActionError` for an illegal card or an id outside the space; the wrapped
+env follows PettingZoo's classic convention, an out-of-space integer fails an assertion and an
+illegal one ends the episode with `illegal_reward` for the offender (`wrap(raw, fast=False)`,
+PettingZoo's unmodified classes, asserts on the non-integers too).
 
 The default `illegal_reward` is `raw_env.illegal_move_reward(agent)`, evaluated when the illegal
 move is made: minus an upper bound on the deal points the offender could still take by playing
@@ -150,25 +164,43 @@ default is the value for a total of 0.
 `env()` wraps `raw_env` in PettingZoo's classic chain, `TerminateIllegalWrapper`,
 `AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`, as thin subclasses: PettingZoo's
 `BaseWrapper` reaches every attribute of the env underneath through `__getattr__`, an exception per
-wrapper level and attribute, which alone limits a loop to about 25,000 steps a second. The
-subclasses read the per-step attributes (`agent_selection`, `terminations`, ...) from the bare env
-directly and restate the hot methods (`last`, `observe`, `step`) over them, falling back to
-PettingZoo's code for every uncommon case (an illegal move, a step after the end, before reset);
-the tests run PettingZoo's `api_test` and the bad-input cases on both chains.
-`wrap(raw, fast=False)` gives the unmodified classes. Observations are kept up to date
-incrementally (`encoding.ObservationEncoder`), and masks come from the engine's legal bitmask, so
-`benchmarks/env_speed.py` measures the wrapped loop (`last()`, a choice from the mask, `step()`) at
-about 6 times OpenSpiel's Python loop with `information_state_tensor()` and 30 times its
-`rl_environment`.
+wrapper level and attribute, which alone caps the speed of a loop. The subclasses read the
+per-step attributes (`agent_selection`, `terminations`, ...) from the bare env directly and
+restate the hot methods (`last`, `observe`, `step`) over them, falling back to PettingZoo's code
+for every uncommon case (an illegal move, a step after the end, before reset); the tests run
+PettingZoo's `api_test` and the bad-input cases on both chains. `wrap(raw, fast=False)` gives the
+unmodified classes. Observations are kept up to date incrementally
+(`hearts_env.obs.ObservationEncoder`, at the env's `SeatedTable`), and masks come from the
+engine's legal bitmask (`hearts_env.core.actions.mask_array`). How fast: `benchmarks/env_speed.py`
+measures the wrapped loop (`last()`, a choice from the mask, `step()`) beside OpenSpiel's; the
+figures are in the README.
+
+## Copies and snapshots
+
+Every env, raw, wrapped or Gymnasium (its bot opponents, random, heuristic or a model, included),
+can be copied with `copy.deepcopy` and pickled, at any point of an episode: the copy is an
+independent env that goes on exactly as the original would (the tests step the two side by side
+against the reference encoder). That is the in-memory snapshot. For a plain-data one,
+`env.unwrapped.save_state()` returns a JSON-ready dict (the rules, the episode's seed and reset
+options, every action since the reset and the reset stream) and `load_state(state)` puts an env of
+the same rules and episode kind back there by replaying it (a bad state raises `ValueError` and
+changes nothing; on a wrapped env, `reset()` it once first). Nothing is unpickled from a state.
 
 ## Version History
 
+Pin a version by importing it: `from hearts_env.envs import hearts_v1` (PettingZoo) or
+`gymnasium.make("hearts_env/Hearts-v1")` (Gymnasium). A change of behaviour gets a new version
+(`hearts_v2`, `Hearts-v2`); `hearts_env.env()` is always the latest.
+
+* v1: in match episodes the default `illegal_reward` is minus the most points a seat can still take
+  before the match ends, plus the lowest `final_rank_reward` (it was minus one deal's worst, which
+  made resigning by an illegal move pay in a match); one action check (`as_action`) on every path:
+  a bool, a float, a string, a shaped array or `None` raises `IllegalActionError` in the bare, the
+  wrapped and the Gymnasium env (the wrapped env's `step(True)` failed with numpy's "ambiguous
+  truth value", and the Gymnasium env took a float such as `4.0`); every reset option checked
+  (`InvalidDealError` naming it: NaN totals gave NaN observations); copyable and picklable envs
+  and bots (a deep copy's observations stopped updating), and `save_state`/`load_state`.
 * v0: first release (encoding version 1).
-* v0, later: the default `illegal_reward` in match episodes is minus the most points a seat can
-  still take before the match ends, and the lowest `final_rank_reward` (it was minus one deal's
-  worst, which made resigning by an illegal move pay in a match); both envs take the same action
-  types (`as_action`): a shaped array such as `np.array([5])` raises `IllegalActionError`, not a
-  `TypeError`, and the Gymnasium env no longer takes a float such as `4.0`.
 """
 
 from __future__ import annotations
@@ -230,7 +262,7 @@ class HeartsDiscrete(spaces.Discrete):
 
     def contains(self, x: Any) -> bool:
         if type(x) is int:
-            return 0 <= x < self.n
+            return bool(0 <= x < self.n)
         return super().contains(x)
 
 
@@ -277,7 +309,7 @@ def _totals(value: Any, n: int) -> list[int]:
             raise _option_error("totals", f"must hold integers, got {x!r}")
         if not (np.isfinite(x) and float(x).is_integer()):
             raise _option_error("totals", f"must hold finite whole numbers, got {x!r}")
-        if abs(x) > MAX_TOTAL:
+        if abs(float(x)) > MAX_TOTAL:
             raise _option_error("totals", f"entries must lie in -{MAX_TOTAL}..{MAX_TOTAL}, got {x!r}")
         out.append(int(x))
     return out
@@ -348,7 +380,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         n = self.rules.num_players
         if episode not in EPISODES:
             raise ValueError(f"episode must be one of {', '.join(EPISODES)}, got {episode!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode is not None and render_mode not in ("human", "ansi"):
             raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
         if final_rank_reward is not None:
             final_rank_reward = tuple(float(x) for x in final_rank_reward)
@@ -463,7 +495,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._dirty = False
         self._skip_agent_selection = None
         table = self._table

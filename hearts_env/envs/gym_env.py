@@ -37,8 +37,13 @@ while True:
   lowest ``final_rank_reward``; all scaled by ``abs(reward_scale)``. So resigning by an illegal
   move is never better than playing on (see the AEC env's documentation for the exact bound).
 - Actions are Python ints, numpy integer scalars or 0-d integer arrays, as in the AEC env;
-  anything else (a float such as ``4.0``, a bool, a string, an array of shape ``(1,)``) raises
-  ``IllegalActionError`` naming the value and the legal actions, whatever ``illegal_action`` says.
+  anything else (a float such as ``4.0``, a bool, a string, an array of shape ``(1,)``, ``None``)
+  raises ``IllegalActionError`` naming the value and the legal actions, whatever ``illegal_action``
+  says (``hearts_env.core.actions.as_action``, the AEC env's one check).
+- ``reset(options=...)``: the AEC env's options, checked first (a bad one raises ``InvalidDealError``
+  naming it, and nothing changes).
+- Copies: ``copy.deepcopy(env)`` and ``pickle`` give an independent env, its opponents included
+  (random, heuristic or model bots), that goes on exactly as the original; that is the snapshot.
 """
 
 from __future__ import annotations
@@ -98,7 +103,7 @@ class HeartsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         )
         if len(specs) != n - 1:
             raise ValueError(f"opponents: give one bot for all, or {n - 1} (one per other seat), got {len(specs)}")
-        self._bots = [make_bot(spec, loaded) for spec in specs]  # type: ignore[arg-type]
+        self._bots = [make_bot(spec, loaded) for spec in specs]
         self.seat_option = seat
         self.seat = 0 if seat == "random" else int(seat)
         self.illegal_action = illegal_action

@@ -86,7 +86,7 @@ class _TerminateIllegal(_Direct, wrappers.TerminateIllegalWrapper):
             agent = bare.agent_selection
             if not (bare.terminations[agent] or bare.truncations[agent]) and prev["action_mask"][action]:
                 self._prev_obs = None
-                self._prev_info = None
+                self._prev_info = None  # type: ignore[assignment]  # PettingZoo's own reset value
                 self.env.step(action)
                 return
         if self._default_illegal and self._bare.agents:

@@ -1,6 +1,9 @@
-"""Exported networks, played with numpy only: the network spec (``spec``), the forward pass
-(``forward``) and the model store (``store``: finding ``models/<name>`` or a shipped model, and
-loading it without running any code). Not ``models/``: that folder holds the artefacts.
+"""Exported networks, played with numpy only: the network spec (``spec``: the config, every number
+bounded, and the parameter shapes), the forward pass (``forward``), the weights reader
+(``weights``: a ``weights.npz`` read without trusting it, bounded in memory and time) and the model
+store (``store``: finding ``models/<name>`` or a shipped model, and loading it without running any
+code; a hostile model file is a ``ModelError`` naming the file and the reason). Not ``models/``:
+that folder holds the artefacts.
 
 May import: ``hearts_env.core``, ``hearts_env.obs`` (the encoding a model was trained on) and numpy.
 """

@@ -241,7 +241,7 @@ def load_policy(
     if card.get("format") != MODEL_FORMAT:
         raise ModelError(path, f"unknown model format {card.get('format')!r}; this hearts_env reads {MODEL_FORMAT!r}")
     try:
-        config = validate_config(card.get("network"))
+        config = validate_config(card.get("network"))  # type: ignore[arg-type]  # it checks the type
     except ValueError as err:
         raise ModelError(path, f"invalid network config: {err}") from None
     if card.get("num_actions") != config["num_actions"]:

@@ -22,7 +22,7 @@ import zipfile
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 import numpy as np
 from numpy.lib import format as npy_format
@@ -126,7 +126,7 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, key: str, shap
     return np.ascontiguousarray(array, dtype=np.float32)
 
 
-def _read_header(f: BinaryIO, key: str, shape: tuple[int, ...]) -> tuple[np.dtype, bool]:
+def _read_header(f: IO[bytes], key: str, shape: tuple[int, ...]) -> tuple[np.dtype, bool]:
     version = npy_format.read_magic(f)
     if version == (1, 0):
         header_shape, fortran, dtype = npy_format.read_array_header_1_0(f, max_header_size=MAX_HEADER_BYTES)
@@ -145,7 +145,7 @@ def _read_header(f: BinaryIO, key: str, shape: tuple[int, ...]) -> tuple[np.dtyp
     return dtype, bool(fortran)
 
 
-def _read_exactly(f: BinaryIO, count: int) -> bytes:
+def _read_exactly(f: IO[bytes], count: int) -> bytes:
     """Up to ``count`` bytes (fewer only at the end of the member), read in bounded blocks."""
     chunks = []
     left = count

@@ -2,7 +2,8 @@
 
 The room holds the layout (``spec``: segments, offsets, bounds, ``live_columns``), the visibility
 rule (``view``: ``SeatView``, ``seat_view``), the reference encoder and decoder (``reference``), the
-incremental encoder the environments and tournaments run (``encoder``) and the one seated table
+incremental encoder the environments and tournaments run (``encoder``; always equal to the
+reference, and a copy or pickle of it keeps updating its own buffer) and the one seated table
 (``table``: a deal or match, its encoder and each seat's observation dict).
 
 May import: ``hearts_env.core`` and numpy. Nothing above it (no bots, no environments, no torch).

@@ -75,10 +75,10 @@ def encode_view(view: SeatView, rules: Rules) -> np.ndarray:
     if view.to_move is not None:
         v[_TO_MOVE + view.to_move] = 1
     v[_DEALER + view.dealer] = 1
-    for c, r in view.passed:
-        v[_PASSED + (POOL if r is None else r) * 52 + c] = 1
-    for c, r in view.received:
-        v[_RECEIVED + (POOL if r is None else r) * 52 + c] = 1
+    for c, dst in view.passed:
+        v[_PASSED + (POOL if dst is None else dst) * 52 + c] = 1
+    for c, src in view.received:
+        v[_RECEIVED + (POOL if src is None else src) * 52 + c] = 1
     for c in view.forwarded:
         v[_FORWARDED + c] = 1
     for r in range(n):

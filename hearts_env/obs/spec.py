@@ -111,8 +111,7 @@ from ..core.rules import (
 ENCODING_VERSION = 1
 MAX_SEATS = 8
 POOL = MAX_SEATS  # row of ``passed_to`` / ``received_from`` for the smoosh pool
-PASS_KIND_SLOTS = ("offset:1", "offset:2", "offset:3", "offset:4", "offset:5", "offset:6", "offset:7")
-PASS_KIND_SLOTS += ("hold", "scatter", "smoosh")
+PASS_KIND_SLOTS: tuple[str, ...] = (*(f"offset:{k}" for k in range(1, 8)), "hold", "scatter", "smoosh")
 
 # The rules segment, entry by entry.
 RULE_FEATURES: tuple[str, ...] = (
