@@ -15,7 +15,8 @@ import pytest
 pytestmark = pytest.mark.slow
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-SHOTS = Path(os.environ.get("HEARTS_WEB_SHOTS", "")) if os.environ.get("HEARTS_WEB_SHOTS") else None
+SHOTS = Path(os.environ["HEARTS_WEB_SHOTS"]) if os.environ.get("HEARTS_WEB_SHOTS") else None  # screenshots go here
+DOCS_SHOT = bool(os.environ.get("HEARTS_WEB_DOCS"))  # set: (re)write docs/web-table.png
 
 
 def _missing(what: str) -> None:
@@ -48,7 +49,8 @@ def server(tmp_path_factory):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(records), host="127.0.0.1", port=port, log_level="warning")
+    app = create_app(records)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -56,7 +58,7 @@ def server(tmp_path_factory):
     while not srv.started:
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", records
+    yield f"http://127.0.0.1:{port}", records, app
     srv.should_exit = True
     thread.join(10)
 
@@ -65,13 +67,13 @@ def _shot(page, name: str, docs: bool = False, full: bool = False) -> None:
     if SHOTS is not None:
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / name), full_page=full)
-    if docs:
+    if docs and DOCS_SHOT:
         page.screenshot(path=str(DOCS / "web-table.png"))
 
 
 def test_play_a_deal_by_clicking_then_replay(browser, server):
-    url, records = server
-    page = browser.new_page(viewport={"width": 1100, "height": 760})
+    url, records, _ = server
+    page = browser.new_page(viewport={"width": 1000, "height": 700})
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
     page.goto(url)
@@ -151,4 +153,61 @@ def test_play_a_deal_by_clicking_then_replay(browser, server):
     assert phone.locator("#felt .seat .mini-hand").count() == 4
     _shot(phone, "phone-spectate.png", full=True)
     phone.close()
+    page.close()
+
+
+def test_special_decisions_with_the_keyboard(browser, server):
+    """A scripted deal (see tests/test_web.py): void the deal, then lead hearts and shoot the moon;
+    the menus answered from the keyboard and with buttons; a reload comes back to the game."""
+    from hearts_env.core import Rules
+    from hearts_env.web.game import GameSetup
+
+    url, _, app = server
+    hands = [
+        "AC 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH",
+        "2C 3C 4C 5C 2D 3D 4D 5D 6D 7D 8D 9D TD",
+        "6C 7C 8C 9C JD QD KD AD 2S 3S 4S 5S 6S",
+        "TC JC QC KC 7S 8S 9S TS JS QS KS AS 2H",
+    ]
+    deal = {"seed": 1, "hands": [h.split() for h in hands]}
+    rules = Rules.load("pagat_main", pass_cycle=["hold"], all_hearts_leader_unbroken="leader_may_void")
+    game = app.state.store.create(
+        GameSetup(
+            rules, "pagat_main", ("", "heuristic", "heuristic", "heuristic"), 0, True, 3, scripted_deals=(deal, deal)
+        )
+    )
+    page = browser.new_page(viewport={"width": 1100, "height": 760})
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(f"{url}/#game={game.id}")
+    for round_ in range(2):
+        page.wait_for_selector("#hand button.card.legal", timeout=20_000)
+        page.focus("#hand button.card.legal")
+        page.keyboard.press("Enter")  # A♣ takes the first trick
+        page.wait_for_selector(".decision .menu button", timeout=20_000)
+        assert "only hearts" in page.inner_text("#prompt")
+        if round_ == 0:
+            _shot(page, "void-menu.png")
+            page.reload()  # the game survives a reload
+            page.wait_for_selector(".decision .menu button", timeout=20_000)
+            page.keyboard.press("1")  # void the deal
+            page.wait_for_selector("#next-deal", timeout=20_000)
+            assert "(void)" in page.inner_text("table.scores")
+            page.keyboard.press("n")
+        else:
+            page.keyboard.press("2")  # keep the deal and lead a heart
+    page.wait_for_function("() => !document.querySelector('.decision .menu')", timeout=20_000)
+    while True:
+        page.wait_for_selector("#hand button.card.legal, .decision .menu button", timeout=20_000)
+        if page.locator(".decision .menu button").count():
+            break
+        version = page.evaluate("() => game.version")
+        page.locator("#hand button.card.legal").first.click()
+        page.wait_for_function(f"() => game.version !== {version}", timeout=10_000)
+    assert "shot the moon" in page.inner_text("#prompt")
+    _shot(page, "moon-menu.png")
+    page.locator(".decision .menu button", has_text="-26").click()
+    page.wait_for_selector("#prompt.done", timeout=20_000)
+    assert page.locator("table.scores tr.total td").first.inner_text() == "-26"
+    assert not errors, errors
     page.close()

@@ -481,7 +481,7 @@ class GameStore:
     def expire(self) -> None:
         now = time.monotonic()
         with self._lock:
-            for key in [k for k, g in self._games.items() if now - g.touched > self.idle_seconds]:
+            for key in [k for k, g in self._games.items() if g is not None and now - g.touched > self.idle_seconds]:
                 del self._games[key]
 
     def create(self, setup: GameSetup) -> WebGame:

@@ -151,8 +151,13 @@ async function startGame(event) {
   selected = new Set();
   focusIndex = 0;
   paused = false;
+  openTable(state);
+}
+
+function openTable(state) {
   show("table-screen");
   window.scrollTo(0, 0);
+  history.replaceState(null, "", `#game=${encodeURIComponent(state.id)}`);  // a reload comes back to this game
   receive(state);
 }
 
@@ -211,7 +216,7 @@ function setPrompt(text, kind = "") {
 function seatPosition(relative, n) {
   const angle = Math.PI / 2 + (relative * 2 * Math.PI) / n;  // 0: bottom, then clockwise on screen
   const narrow = window.innerWidth <= 820;  // a phone: the table is tall and thin
-  return { x: 50 + (narrow ? 31 : 37) * Math.cos(angle), y: 50 + 38 * Math.sin(angle), angle, tx: narrow ? 17 : 13 };
+  return { x: 50 + (narrow ? 31 : 37) * Math.cos(angle), y: 50 + 39 * Math.sin(angle), angle, tx: narrow ? 8 : 13 };
 }
 
 function render() {
@@ -247,7 +252,7 @@ function render() {
         const row = el("div", { class: "mini-hand" });
         for (const c of [...cards].sort(cardSort)) row.append(cardEl(c, { small: true }));
         box.append(row);
-      } else {
+      } else if (s.hand_counts[p]) {
         box.append(el("div", { class: "backs", title: `${s.hand_counts[p]} cards` },
           ...Array.from({ length: Math.min(s.hand_counts[p], 13) }, () => el("span", { class: "back" })),
           el("span", { class: "count", text: String(s.hand_counts[p]) })));
@@ -269,7 +274,7 @@ function render() {
   for (const play of plays) {
     const r = (play.seat - bottom + n) % n;
     const pos = seatPosition(r, n);
-    const x = 50 + pos.tx * Math.cos(pos.angle), y = 50 + 17 * Math.sin(pos.angle);
+    const x = 50 + pos.tx * Math.cos(pos.angle), y = 50 + 14 * Math.sin(pos.angle);
     const c = cardEl(play.card, { cls: play.seat === winner ? "winner" : "" });
     c.style.left = `${x}%`;
     c.style.top = `${y}%`;
@@ -347,7 +352,7 @@ function renderDecision() {
     box.append(el("div", { class: "buttons" }, el("button", {
       type: "button", class: "primary", id: "confirm-pass", disabled: !ready,
       onclick: () => act([...selected].sort(cardSort)),
-      text: ready ? `Pass ${[...selected].sort(cardSort).map(cardLabel).join(" ")} (Enter)` : `Pass: ${selected.size} of ${d.count} chosen`,
+      text: ready ? `Pass ${[...selected].sort(cardSort).map(cardLabel).join(" ")} (P)` : `Pass: ${selected.size} of ${d.count} chosen`,
     })));
   }
 }
@@ -458,14 +463,10 @@ document.addEventListener("keydown", (e) => {
     e.preventDefault();
   } else if ((e.key === "n" || e.key === "N") && s.deal_over && !s.finished) {
     advance();
-  } else if (e.key === "Enter" && s.your_turn && s.decision.kind === "pass" && selected.size === s.decision.count
-             && !(document.activeElement && document.activeElement.classList.contains("card"))) {
-    act([...selected].sort(cardSort));
-    e.preventDefault();
   } else if (/^[1-9]$/.test(e.key) && s.your_turn && s.decision.kind === "menu") {
     const c = s.decision.choices[parseInt(e.key, 10) - 1];
     if (c) act([c.action]);
-  } else if (e.key === "c" && s.your_turn && s.decision.kind === "pass" && selected.size === s.decision.count) {
+  } else if ((e.key === "p" || e.key === "P") && s.your_turn && s.decision.kind === "pass" && selected.size === s.decision.count) {
     act([...selected].sort(cardSort));
   }
 });
@@ -557,7 +558,7 @@ function renderReplay() {
     const pos = seatPosition(play.seat, n);
     const c = cardEl(play.card, { cls: play.seat === f.winner ? "winner" : "" });
     c.style.left = `${50 + pos.tx * Math.cos(pos.angle)}%`;
-    c.style.top = `${50 + 17 * Math.sin(pos.angle)}%`;
+    c.style.top = `${50 + 14 * Math.sin(pos.angle)}%`;
     centre.append(c);
   }
   felt.append(centre);
@@ -577,7 +578,7 @@ function renderReplay() {
 async function init() {
   options = await api("/api/options");
   if (options.error) { $("setup-error").textContent = options.error; return; }
-  options.default_bot = options.bots.includes("ppo-standard") ? "ppo-standard" : "heuristic";
+  options.default_bot = "heuristic";
   const sel = $("f-rules");
   for (const p of options.presets) sel.append(el("option", { value: p.name, text: p.name }));
   sel.value = "standard";
@@ -592,7 +593,7 @@ async function init() {
   $("f-mode").addEventListener("change", renderSeatChoices);
   renderSeatChoices();
   $("setup-form").addEventListener("submit", startGame);
-  $("nav-new").addEventListener("click", () => { stopTimer(); show("setup"); });
+  $("nav-new").addEventListener("click", () => { stopTimer(); show("setup"); history.replaceState(null, "", location.pathname); });
   $("nav-replay").addEventListener("click", openReplay);
   $("r-file").addEventListener("change", async (e) => {
     const file = e.target.files[0];
@@ -608,6 +609,12 @@ async function init() {
   $("r-nexttrick").addEventListener("click", () => replayTrick(1));
   $("r-last").addEventListener("click", () => replayGo(1e9));
   $("r-slider").addEventListener("input", (e) => replayGo(parseInt(e.target.value, 10)));
+  const resume = /^#game=(.+)$/.exec(location.hash);
+  if (resume) {
+    const state = await api(`/api/games/${resume[1]}`);
+    if (state.error) { history.replaceState(null, "", location.pathname); $("setup-error").textContent = state.error; }
+    else openTable(state);
+  }
 }
 
 init();
