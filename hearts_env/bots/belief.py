@@ -45,7 +45,7 @@ from __future__ import annotations
 import random
 from math import comb
 
-from ..core.actions import PASS_FROM_HAND, PASS_THROUGH
+from ..core.actions import PASS_FROM_HAND, PASS_THROUGH, pass_kind_action
 from ..core.cards import CLUBS, NUM_CARDS, NUM_RANKS, SUIT_MASKS, mask_of
 from ..core.deal import DEALER_CHOICE, PASSING, PHASE_NAMES, Deal
 from ..core.rules import Rules, pass_offset
@@ -314,7 +314,9 @@ class BeliefSampler:
             pass_kind=kind,
             totals=list(view.totals),
         )
-        if world.phase == DEALER_CHOICE or world.phase != PASSING:
+        if world.phase == DEALER_CHOICE and view.phase == "passing" and view.pass_kind is not None:
+            world.apply_action(pass_kind_action(view.pass_kind, n))  # the dealer's choice, made and shown
+        if world.phase != PASSING:
             return world
         mine = [c for c, _ in view.passed]
         order = world.pass_order
@@ -322,11 +324,11 @@ class BeliefSampler:
             if seat == 0:
                 break
             while world.current_player == seat:
-                legal = world.legal_actions()
-                if PASS_FROM_HAND in legal:
+                options = world.legal_actions()
+                if PASS_FROM_HAND in options:
                     world.apply_action(PASS_FROM_HAND)
                     continue
-                cards = [a for a in legal if a < NUM_CARDS]
+                cards = [a for a in options if a < NUM_CARDS]
                 world.apply_action(cards[rng.randrange(len(cards))])
         if world.current_player != 0:
             return world

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ..core.actions import MOON_ADD, MOON_SUBTRACT, PASS_FROM_HAND, VOID_DEAL
-from ..core.cards import NUM_CARDS, NUM_RANKS, QS, QS_BIT, SUIT_MASKS
+from ..core.cards import AS, KS, NUM_CARDS, NUM_RANKS, QS, QS_BIT, SUIT_MASKS
 from ..core.deal import DONE, MOON_CHOICE, PASSING, PLAYING, Deal, mask_to_actions
 from ..core.rules import Rules
 from ..obs import decode_observation, encode
@@ -56,7 +56,9 @@ from .model import load_bot
 SEARCH_SPECS = ("pimc", "ismcts")
 ROLLOUTS = ("lean", "random", "heuristic")
 _CARD_BITS = (1 << NUM_CARDS) - 1
-_RANK_ORDER = tuple(sorted(range(NUM_CARDS), key=lambda c: (c % NUM_RANKS, c)))
+_HIGH_SPADES = (KS, AS)
+_HIGH_SPADE_MASK = (1 << KS) | (1 << AS)
+_TOP_SPADES_MASK = (1 << QS) | _HIGH_SPADE_MASK
 
 Policy = Callable[[Deal], int]
 
@@ -132,33 +134,98 @@ class LeanPolicy:
 
     def _play(self, deal: Deal, cards: int) -> int:
         trick = deal.trick
-        if not trick:  # lead: the lowest card, avoiding points
-            safe = cards & ~self.bad_mask
-            if self.queen_counts and deal.hands[deal.current_player] & QS_BIT:
-                no_spades = safe & ~SUIT_MASKS[2]
-                safe = no_spades or safe
-            return _lowest(safe or cards)
+        queen_out = self.queen_counts and not deal.queen_played
+        me = deal.current_player
+        hand = deal.hands[me]
+        others = 0
+        for p, h in enumerate(deal.hands):
+            if p != me:
+                others |= h
+        if not trick:
+            return self._lead(deal, cards, hand, others, queen_out)
         led = trick[0] // NUM_RANKS
         led_mask = SUIT_MASKS[led]
-        if cards & led_mask:  # following
+        follow = cards & led_mask
+        values = self.values
+        if follow:
             top = _highest(deal.trick_mask & led_mask)
-            below = cards & ((1 << top) - 1) & led_mask
+            below = follow & ((1 << top) - 1)
+            above = follow & ~((1 << top) - 1)
+            last = len(trick) == deal.num_players - 1
+            penalty = deal.trick_mask & self.point_mask
+            if queen_out and follow & QS_BIT and top in _HIGH_SPADES:
+                return QS
             if below:
+                if last and not penalty and above & ~QS_BIT:  # a clean last trick: shed a high card
+                    high = _highest(above & ~QS_BIT)
+                    if high % NUM_RANKS >= 8 or (queen_out and high in _HIGH_SPADES):
+                        return high
                 return _highest(below)
-            if len(trick) == deal.num_players - 1:  # last to play and must win: win high, keep ♠Q
-                keep = cards & ~QS_BIT
-                return _highest(keep or cards)
-            return _lowest(cards)
-        # void: dump the worst card
-        danger = self.danger
-        best, best_danger = -1, -1
+            keep = follow & ~QS_BIT
+            if last:  # every card wins: win high, keep the ♠Q
+                return _highest(keep or follow)
+            if deal.trick_number == 0 and not penalty and led != 3:
+                safe = keep & ~(_HIGH_SPADE_MASK if queen_out else 0)
+                return _highest(safe or follow)
+            return _lowest(follow)
+        # void: the ♠Q, then ♠A/♠K while the ♠Q is out, then the card most likely to win later, points first
+        best, best_danger = -1, -(10.0**9)
         mask = cards
         while mask:
             low = mask & -mask
             c = low.bit_length() - 1
-            if danger[c] > best_danger:
-                best, best_danger = c, danger[c]
             mask ^= low
+            value = values[c]
+            if value < 0:
+                d = -100.0
+            elif c == QS and self.queen_counts:
+                d = 100.0 + value
+            elif queen_out and c in _HIGH_SPADES:
+                d = 80.0 + c % NUM_RANKS
+            else:
+                d = self._keep_danger(c, hand, others) + (value * 3.0 if value > 0 else 0.0)
+            if d > best_danger:
+                best, best_danger = c, d
+        return best
+
+    @staticmethod
+    def _keep_danger(card: int, hand: int, others: int) -> float:
+        """How likely ``card`` is to win a trick later (the heuristic bot's measure, on bitmasks)."""
+        suit_mask = SUIT_MASKS[card // NUM_RANKS]
+        lower = (others & suit_mask & ((1 << card) - 1)).bit_count()
+        higher = (others & suit_mask & ~((2 << card) - 1)).bit_count()
+        return card % NUM_RANKS + 1.5 * lower / (1 + higher) - 0.3 * (hand & suit_mask).bit_count()
+
+    def _lead(self, deal: Deal, cards: int, hand: int, others: int, queen_out: bool) -> int:
+        """The heuristic bot's lead, on bitmasks: flush the ♠Q with spades below it while holding none of
+        ♠Q/♠K/♠A; otherwise the card least likely to win a trick with points."""
+        if queen_out and not hand & _TOP_SPADES_MASK:
+            low_spades = cards & SUIT_MASKS[2] & ((1 << QS) - 1)
+            if low_spades:
+                return low_spades.bit_length() - 1
+        values = self.values
+        heart_exposure = 1.0 + (deal.num_players - 1) * 1.5
+        best, best_cost = -1, 10.0**9
+        mask = cards
+        while mask:
+            low = mask & -mask
+            c = low.bit_length() - 1
+            mask ^= low
+            suit = c // NUM_RANKS
+            higher = (others & SUIT_MASKS[suit] & ~((2 << c) - 1)).bit_count()
+            win_risk = 1.0 if higher == 0 else 1.0 / (1.0 + 1.5 * higher)
+            cost = win_risk * (heart_exposure if suit == 3 else 1.0) + max(values[c], 0) * (win_risk + 0.2)
+            if c == QS and self.queen_counts:
+                cost += 13.0
+            elif queen_out and c in _HIGH_SPADES:
+                cost += 8.0
+            elif queen_out and suit == 2 and hand & QS_BIT:
+                cost += 2.0
+            if values[c] < 0:
+                cost += -12.0 if higher == 0 else 3.0
+            cost += 0.05 * (c % NUM_RANKS)
+            if cost < best_cost:
+                best, best_cost = c, cost
         return best
 
 
@@ -268,9 +335,9 @@ class _SearchBot:
         view = decode_observation(observation["observation"], self.rules)
         if self.passing == "heuristic" and view.phase == "passing" and legal[0] < NUM_CARDS:
             return self.heuristic.act(observation)
-        return self.search(view, legal)
+        return self.search(view, legal, observation)
 
-    def search(self, view: Any, legal: list[int]) -> int:  # pragma: no cover - overridden
+    def search(self, view: Any, legal: list[int], observation: Mapping[str, np.ndarray]) -> int:  # pragma: no cover
         raise NotImplementedError
 
 
@@ -287,10 +354,12 @@ class PIMCBot(_SearchBot):
         worlds: int = 24,
         rollout: str = "lean",
         passing: str = "heuristic",
+        margin: float | None = None,
     ) -> None:
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
         self.worlds = worlds
+        self.margin = margin
         super().__init__(rules, seed, rollout, passing)
 
     def evaluate(self, view: Any, legal: list[int]) -> dict[int, float]:
@@ -306,9 +375,14 @@ class PIMCBot(_SearchBot):
                 totals[a] += sim.scores[0]
         return {a: s / self.worlds for a, s in totals.items()}
 
-    def search(self, view: Any, legal: list[int]) -> int:
+    def search(self, view: Any, legal: list[int], observation: Mapping[str, np.ndarray]) -> int:
         means = self.evaluate(view, legal)
-        return int(min(legal, key=lambda a: (means[a], a)))
+        best = int(min(legal, key=lambda a: (means[a], a)))
+        if self.margin is not None:  # keep the heuristic's move unless the search finds a clearly better one
+            anchor = self.heuristic.act(observation)
+            if means[anchor] - means[best] <= self.margin:
+                return anchor
+        return best
 
 
 # ---------------------------------------------------------------------------------------------
@@ -347,7 +421,7 @@ class ISMCTSBot(_SearchBot):
         self.exploration = exploration
         super().__init__(rules, seed, rollout, passing)
 
-    def search(self, view: Any, legal: list[int]) -> int:
+    def search(self, view: Any, legal: list[int], observation: Mapping[str, np.ndarray]) -> int:
         root = _Node()
         policy = self.policy
         scale = max(self.rules.tables.penalty_total, 1)
@@ -408,7 +482,7 @@ def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | IS
         value = value.strip()
         if key in ("worlds", "iterations"):
             options[key] = int(value)
-        elif key == "exploration":
+        elif key in ("exploration", "margin"):
             options[key] = float(value)
         elif key in ("rollout", "passing"):
             options[key] = value
@@ -417,11 +491,11 @@ def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | IS
     if "rollout" in options and options["rollout"] not in ROLLOUTS and not Path(options["rollout"]).exists():
         load_bot(options["rollout"], rules, seed)  # fails now, with its reason, on a bad model name
     if kind == "pimc":
-        if "iterations" in options or "exploration" in options:
+        if "iterations" in options or "exploration" in options:  # margin is PIMC's only
             raise ValueError("pimc takes worlds=, not iterations= or exploration=")
         return PIMCBot(rules, seed, **options)
-    if "worlds" in options:
-        raise ValueError("ismcts takes iterations=, not worlds=")
+    if "worlds" in options or "margin" in options:
+        raise ValueError("ismcts takes iterations=, not worlds= or margin=")
     return ISMCTSBot(rules, seed, **options)
 
 

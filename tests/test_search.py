@@ -1,0 +1,232 @@
+"""The belief sampler and the search bots (hearts_env.bots.belief, hearts_env.bots.search)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from hearts_env.bots import make_bot
+from hearts_env.bots.belief import BeliefSampler, Constraints
+from hearts_env.bots.search import ISMCTSBot, PIMCBot, search_bot
+from hearts_env.core import Rules
+from hearts_env.core.deal import PLAYING, seeded_deal
+from hearts_env.obs import SeatedTable, decode_observation, encode_view, seat_view
+from hearts_env.tournament import run_tournament
+
+RULE_SETS = {
+    "standard": Rules.load("standard"),
+    "three_player": Rules.load("three_player"),
+    "three_player_kitty": Rules.load("three_player_kitty"),
+    "three_player_scatter": Rules.load("three_player_scatter"),
+    "five_player": Rules.load("five_player"),
+    "six": Rules.load("six_to_eight"),
+    "eight": Rules.load("six_to_eight", num_players=8),
+    "smoosh": Rules.load("standard", pass_cycle=["smoosh"]),
+    "pass_through": Rules.load(
+        "five_player", pass_cycle=["left", "right2"], allow_pass_through=True, pass_through_visible=True
+    ),
+    "dealer_choice_kitty": Rules.load(
+        "three_player_kitty", pass_cycle=["dealer_choice"], kitty_taker="one_card_per_trick"
+    ),
+    "leader_may_void": Rules.load("omnibus", all_hearts_leader_unbroken="leader_may_void"),
+}
+
+
+def _views(rules: Rules, deals: int, rate: float, seed: int):
+    """(true deal, seat, decoded view, legal) at random points of random play."""
+    rng = random.Random(seed)
+    for d in range(deals):
+        deal = seeded_deal(rules, seed * 1000 + d)
+        while not deal.is_terminal():
+            seat = deal.current_player
+            legal = deal.legal_actions()
+            if rng.random() < rate:
+                view = decode_observation(encode_view(seat_view(deal, seat), rules), rules)
+                yield deal, seat, view, legal
+            deal.apply_action(rng.choice(legal))
+
+
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+def test_sampled_worlds_match_the_view(name: str) -> None:
+    rules = RULE_SETS[name]
+    sampler = BeliefSampler(rules)
+    rng = random.Random(5)
+    n = rules.num_players
+    checked = 0
+    for deal, seat, view, legal in _views(rules, deals=6, rate=0.25, seed=3):
+        world = sampler.sample(view, rng, legal)
+        assert seat_view(world, 0) == view
+        assert world.legal_actions() == legal
+        assert world.current_player == 0
+        for r in range(n):  # hand sizes; and no world card contradicts a shown void
+            assert world.hands[r].bit_count() == deal.hands[(seat + r) % n].bit_count()
+            for suit in view.void_in[r]:
+                assert not world.hands[r] >> (13 * suit) & 0x1FFF
+        assert (
+            sorted(world.kitty_cards)
+            == sorted(c for c in rules.tables.deck if not any(h >> c & 1 for h in world.hands) and c not in view.played)
+            or world.phase != PLAYING
+        )
+        checked += 1
+    assert checked > 20
+
+
+def test_worlds_play_on_to_the_end() -> None:
+    rules = RULE_SETS["three_player_kitty"]
+    sampler = BeliefSampler(rules, exact_history=False)
+    rng = random.Random(2)
+    for _, _, view, legal in _views(rules, deals=3, rate=0.2, seed=8):
+        world = sampler.sample(view, rng, legal)
+        while not world.is_terminal():
+            world.apply_action(rng.choice(world.legal_actions()))
+        assert world.result is not None and len(world.scores) == rules.num_players
+
+
+def _consistent_deals(rules: Rules, view) -> list[tuple]:
+    """Every consistent placement of the unseen cards, by brute force over the constraints."""
+    con = Constraints(rules, view)
+    n = rules.num_players
+    unseen = [c for c in range(52) if con.unseen >> c & 1]
+    locations = [loc for loc in range(1, n + 1) if con.capacity[loc] > 0]
+    out = []
+    for place in itertools.product(locations, repeat=len(unseen)):
+        counts = Counter(place)
+        if any(counts[loc] != con.capacity[loc] for loc in locations):
+            continue
+        ok = True
+        for card, loc in zip(unseen, place, strict=True):
+            k = card // 13 + (4 if card in [c for k2 in range(4, 8) for c in con.classes[k2]] else 0)
+            if k not in con.accepts[loc]:
+                ok = False
+                break
+        if ok:
+            out.append(tuple(sorted(zip(unseen, place, strict=True))))
+    return out
+
+
+def _chi_square_critical(df: int, z: float = 3.09) -> float:
+    """Wilson-Hilferty: the chi-square quantile at one-sided normal quantile ``z`` (3.09: p = 0.001)."""
+    return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+
+
+@pytest.mark.parametrize("name", ["standard", "three_player_kitty"])
+def test_sampler_is_uniform_over_consistent_deals(name: str) -> None:
+    rules = RULE_SETS[name]
+    n = rules.num_players
+    # a late position with a void shown and a few dozen consistent deals
+    found = None
+    for seed in range(200):
+        for _, _, view, _ in _views(rules, deals=1, rate=1.0, seed=seed):
+            con = Constraints(rules, view)
+            if view.phase != "playing" or con.unseen.bit_count() > 8 or not any(view.void_in[1:]):
+                continue
+            deals = _consistent_deals(rules, view)
+            if 6 <= len(deals) <= 60:
+                found = view, deals
+                break
+        if found:
+            break
+    assert found is not None
+    view, deals = found
+    sampler = BeliefSampler(rules)
+    rng = random.Random(11)
+    draws = 60 * len(deals)
+    counts: Counter = Counter()
+    for _ in range(draws):
+        hands, kitty = sampler.sample_hands(view, rng)
+        key = []
+        for loc in range(1, n):
+            key.extend((c, loc) for c in range(52) if hands[loc] >> c & 1 and not view.played_by[loc].count(c))
+        key.extend((c, n) for c in kitty)
+        con = Constraints(rules, view)
+        key = tuple(sorted((c, loc) for c, loc in key if con.unseen >> c & 1))
+        counts[key] += 1
+    assert set(counts) <= set(deals)  # never an inconsistent deal
+    expected = draws / len(deals)
+    stat = sum((counts[d] - expected) ** 2 / expected for d in deals)
+    assert stat < _chi_square_critical(len(deals) - 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# The bots
+# ---------------------------------------------------------------------------------------------
+
+
+def _observations(rules: Rules, deals: int, seed: int) -> list[dict]:
+    out = []
+    rng = random.Random(seed)
+    for d in range(deals):
+        table = SeatedTable(rules)
+        deal = seeded_deal(rules, seed + d)
+        table.start(deal)
+        while not deal.is_terminal():
+            obs = table.observation(deal.current_player)
+            if len(deal.legal_actions()) > 1:
+                out.append(obs)
+            table.apply(rng.choice(deal.legal_actions()))
+    return out
+
+
+SPECS = ["pimc:worlds=3", "pimc:worlds=2,rollout=random,passing=search", "ismcts:iterations=20"]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("name", ["standard", "three_player_kitty", "pass_through", "dealer_choice_kitty", "smoosh"])
+def test_search_bots_play_legal_and_deterministic(spec: str, name: str) -> None:
+    rules = RULE_SETS[name]
+    observations = _observations(rules, deals=1, seed=4)[::3]
+    a = make_bot(spec, rules, seed=7)
+    b = make_bot(spec, rules, seed=7)
+    for obs in observations:
+        x, y = a.act(obs), b.act(obs)
+        assert x == y
+        assert obs["action_mask"][x] == 1
+
+
+def test_single_legal_action_needs_no_search() -> None:
+    rules = RULE_SETS["standard"]
+    bot = PIMCBot(rules, 0, worlds=1)
+    bot.sampler = None  # type: ignore[assignment]  # would fail if a world were drawn
+    mask = np.zeros(68, np.int8)
+    mask[5] = 1
+    assert bot.act({"observation": np.zeros(2577, np.float32), "action_mask": mask}) == 5
+
+
+def test_reset_replays() -> None:
+    rules = RULE_SETS["standard"]
+    observations = _observations(rules, deals=1, seed=9)[20:30]
+    bot = PIMCBot(rules, 3, worlds=2)
+    first = [bot.act(o) for o in observations]
+    bot.reset(3)
+    assert [bot.act(o) for o in observations] == first
+
+
+def test_specs() -> None:
+    rules = RULE_SETS["standard"]
+    bot = search_bot("pimc:worlds=5,rollout=random,passing=search,margin=1", rules, 0)
+    assert isinstance(bot, PIMCBot) and bot.worlds == 5 and bot.rollout_name == "random" and bot.margin == 1.0
+    assert isinstance(make_bot("ismcts:iterations=9", rules), ISMCTSBot)
+    assert isinstance(make_bot("pimc", rules), PIMCBot)
+    for bad in ("pimc:worlds", "pimc:depth=3", "pimc:iterations=3", "ismcts:worlds=3", "pimc:passing=never"):
+        with pytest.raises(ValueError):
+            make_bot(bad, rules)
+
+
+def test_pimc_in_a_tournament_and_the_gym_env() -> None:
+    result = run_tournament(["pimc:worlds=2", "heuristic"], "standard", deals=1, seed=0, progress=False)
+    assert [b.label for b in result.bots] == ["pimc:worlds=2", "heuristic"] or result is not None
+    pytest.importorskip("gymnasium")
+    from hearts_env.envs.gym_env import HeartsGymEnv
+
+    env = HeartsGymEnv("three_player", opponents="pimc:worlds=1")
+    env.reset(seed=1)
+    done = False
+    while not done:
+        action = int(np.flatnonzero(env.action_masks())[0])
+        _, _, terminated, truncated, _ = env.step(action)
+        done = terminated or truncated
