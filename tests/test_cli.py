@@ -295,7 +295,7 @@ def test_void_deal_moon_choice_and_reset_are_announced() -> None:
     hands = [hearts_hand, rest[0:13], rest[13:26], rest[26:39]]
     bots = {p: make_bot("heuristic", rules) for p in (1, 2, 3)}
     out = io.StringIO()
-    answers = iter(["2"] + ["1"] * 13 + ["2", "q"])
+    answers = iter(["2"] + ["1"] * 12 + ["2", "q"])  # the 13th heart is forced: played without asking
     prompts: list[str] = []
 
     def answer(prompt: str) -> str:
@@ -443,7 +443,7 @@ def test_replay_prints_every_trick_and_hand(tmp_path: Path) -> None:
     out = result.stdout
     assert "1 deal(s) played · one-deal game, complete" in out and "unfinished" not in out
     assert "Dealt hands:" in out and out.count("Trick ") == 13 and "Deal scores:" in out
-    assert "Seat 0 passes" in out and out.count("Seat 3  ♣") >= 13  # all hands before every trick
+    assert "South passes" in out and out.count("East   ♣") >= 13  # all hands before every trick
     assert hearts("replay", "--all", str(record)).stdout == out
     broken = tmp_path / "broken.json"
     data = json.loads(record.read_text())
@@ -569,7 +569,7 @@ def test_a_failed_save_is_not_reported_as_no_save(
     monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
     record = tmp_path / "g.json"
     code = main(["play", "--deal", "--no-color", "--opponents", "random", "--record", str(record)])
-    out = capsys.readouterr().out
+    out = flat(capsys.readouterr().out)  # long lines are wrapped at the width
     assert code == 1
     assert "Could not save the game record" in out and "No space left on device" in out
     assert f"You quit. The game record could not be saved to {record}." in out and "--no-save" not in out
@@ -742,3 +742,142 @@ def test_export_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "exists; pass --overwrite to replace it" in err and "overwrite=True" not in err
     assert main(["export", str(garbage), "--name", "../m", *models]) == 2
     assert "a model name is a plain directory name" in capsys.readouterr().err
+
+
+# ---- newcomers' checks: ASCII terminals, forced cards, one naming, one-line errors
+
+
+def test_an_ascii_terminal_gets_ascii_suits(tmp_path: Path) -> None:
+    """``PYTHONIOENCODING=ascii``: play and replay write S H D C instead of crashing."""
+    record = tmp_path / "g.json"
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "NO_COLOR": "1", "HEARTS_GAMES_DIR": str(tmp_path)}
+    answers = "1 2 3\n" + "1\n" * 13
+    args = ["play", "--deal", "--seed", "3", "--opponents", "heuristic", "--record", str(record)]
+    for command in (args, ["replay", str(record)]):
+        result = subprocess.run(
+            [sys.executable, "-m", "hearts_env", *command],
+            capture_output=True,
+            env=env,
+            input=answers.encode(),
+            timeout=120,
+        )
+        out = result.stdout.decode("ascii")  # every byte is ASCII
+        assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr
+        assert "Deal scores:" in out and re.search(r"\b(10|[2-9JQKA])[SHDC]\b", out)
+    assert "2C" in out and "South" in out
+
+
+def scripted_all_hearts(confirm_forced: bool) -> tuple[PlaySession, list[str], io.StringIO]:
+    """Seat 0 (the person) holds every heart and leads all 13 tricks (keeping the deal)."""
+    rules = Rules(
+        first_lead="eldest_any_card", all_hearts_leader_unbroken="leader_may_void", pass_cycle=["hold"], first_dealer=3
+    )
+    hearts_hand = [f"{r}H" for r in "23456789TJQKA"]
+    rest = [f"{r}{s}" for s in "CDS" for r in "23456789TJQKA"]
+    bots = {p: make_bot("heuristic", rules) for p in (1, 2, 3)}
+    out = io.StringIO()
+    prompts: list[str] = []
+
+    def answer(prompt: str) -> str:
+        prompts.append(prompt)
+        return "2" if prompt.startswith("Choose") else "1"
+
+    session = PlaySession(
+        rules,
+        0,
+        bots,
+        seed=1,
+        single_deal=True,
+        read_line=answer,
+        write=lambda t: out.write(t + "\n"),
+        confirm_forced=confirm_forced,
+    )
+    session.match = Match(rules, seed=1, scripted_deals=[{"hands": [hearts_hand, rest[:13], rest[13:26], rest[26:]]}])
+    return session, prompts, out
+
+
+@pytest.mark.parametrize("confirm", [False, True], ids=["forced", "confirm-forced"])
+def test_a_forced_card_is_played_for_the_person(confirm: bool) -> None:
+    session, prompts, out = scripted_all_hearts(confirm)
+    session.run()
+    plays = prompts.count("Your play> ")
+    text = out.getvalue()
+    if confirm:
+        assert plays == 13 and "Forced" not in text
+    else:
+        assert plays == 12  # the 13th card is the only one left: played, not asked
+        assert "Forced: you play A♥" in text and text.index("Forced: you play A♥") < text.index("Deal scores:")
+    assert session.match.history[0].deal.is_terminal()
+
+
+def test_confirm_forced_option(tmp_path: Path) -> None:
+    answers = "1 2 3\n" + "1\n" * 13
+    base = ["play", "--deal", "--seed", "3", "--opponents", "random", "--no-save"]
+    asked = hearts(*base, "--confirm-forced", tmp_path=tmp_path, input=answers)
+    forced = hearts(*base, tmp_path=tmp_path, input=answers)
+    assert asked.returncode == forced.returncode == 0, asked.stderr + forced.stderr
+    assert asked.stdout.count("Your play> ") == 13 and "Forced: you play" not in asked.stdout
+    assert forced.stdout.count("Your play> ") < 13 and "Forced: you play" in forced.stdout
+    assert "--confirm-forced" in hearts("play", "--help").stdout
+
+
+def test_replay_names_the_seats_as_play_does(tmp_path: Path) -> None:
+    record = tmp_path / "g.json"
+    args = ["play", "--deal", "--seed", "3", "--opponents", "heuristic", "--record", str(record)]
+    play = hearts(*args, input="1 2 3\n" + "1\n" * 13)
+    assert play.returncode == 0, play.stderr
+    replay = hearts("replay", str(record)).stdout
+    for name in ("West", "North", "East"):  # the bots' names in play, the same in the replay
+        assert f"{name} passes" in replay and f"{name}: heuristic" in play.stdout
+    assert "South passes" in replay and "Seat " not in replay  # the person's seat, by its compass point
+    assert "You pass" in play.stdout
+
+
+def one_line_error(result: subprocess.CompletedProcess[str], prog: str) -> str:
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert re.match(rf"{prog}( (show|check))?: ", result.stderr), result.stderr  # the command, then why
+    return result.stderr
+
+
+BAD_COMMANDS: list[tuple[list[str], str]] = [
+    (["replay", "MISSING"], "No such file or directory"),
+    (["replay", "DIR"], "not a regular file"),
+    (["play", "--deal", "--record", "DIR"], "it is a directory"),
+    (["play", "--no-save", "--opponents", "robot"], "unknown bot 'robot'"),
+    (["tournament", "robot", "--deals", "1", "--no-progress"], "unknown bot 'robot'"),
+    (["play", "--no-save", "--set", "moon_mode"], "--set expects option=value"),
+    (["play", "--no-save", "--set", "moon_mode=sideways"], "moon_mode"),
+    (["selfplay", "--set", "nonsense=1"], "nonsense: unknown option"),
+    (["tournament", "random", "--set", "x", "--deals", "1"], "--set expects option=value"),
+    (["play", "--no-save", "--players", "9"], "num_players: must be 3..8, got 9"),
+    (["selfplay", "--players", "9"], "num_players: must be 3..8, got 9"),
+    (["tournament", "random", "--players", "9", "--deals", "1", "--no-progress"], "num_players: must be 3..8"),
+    (["rules", "check", "MISSING"], "no such file"),
+    (["rules", "show", "nope"], "unknown preset 'nope'"),
+    (["play", "--no-save", "--seat", "7"], "--seat must be a seat 0..3"),
+    (["replay"], "the following arguments are required: record"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD_COMMANDS, ids=[" ".join(a) for a, _ in BAD_COMMANDS])
+def test_every_subcommand_refuses_bad_input_in_one_line(args: list[str], message: str, tmp_path: Path) -> None:
+    args = [str(tmp_path / "missing.json") if a == "MISSING" else str(tmp_path) if a == "DIR" else a for a in args]
+    err = one_line_error(hearts(*args, tmp_path=tmp_path, input="q\n"), f"hearts {args[0]}")
+    assert message in err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero"])
+def test_replay_refuses_a_fifo_or_a_device_without_hanging(kind: str, tmp_path: Path) -> None:
+    if kind == "fifo":
+        path = tmp_path / "record.json"
+        os.mkfifo(path)  # nobody ever writes to it: reading it would wait forever
+    else:
+        path = Path(kind)
+        if not path.exists():
+            pytest.skip("no /dev/zero here")
+    result = subprocess.run(  # a hang raises TimeoutExpired: the test fails
+        [sys.executable, "-m", "hearts_env", "replay", str(path)], capture_output=True, text=True, timeout=30
+    )
+    err = one_line_error(result, "hearts replay")
+    assert str(path) in err and "not a regular file" in err

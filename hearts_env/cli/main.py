@@ -18,6 +18,7 @@ data directory, so playing never litters the working directory.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import random
 import sys
@@ -25,13 +26,14 @@ from collections.abc import Callable, Sequence
 
 from ..core import HeartsError, Match, Rules, RulesError
 from . import tournament
-from .options import add_rules_options, rules_overrides
-from .play import _cmd_play
-from .replay import _cmd_replay
-from .rules_cmd import _cmd_rules
+from .options import OneLineParser, add_rules_options, rules_overrides
+from .play import play_command
+from .replay import replay_command
+from .rules_cmd import rules_command
 
 
-def _cmd_selfplay(args: argparse.Namespace) -> int:
+def selfplay_command(args: argparse.Namespace) -> int:
+    """``hearts selfplay``: random players play a match; one line per deal."""
     rules = Rules.load(args.rules, **rules_overrides(args.players, args.set))
     rng = random.Random(args.seed)
     match = Match(rules, seed=args.seed)
@@ -73,7 +75,7 @@ FRONT_ENDS = ("tournament", "train", "export")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="hearts",
         description="Hearts: play against the bots, run bot tournaments, train and export policies.",
         epilog="Start with: hearts play",
@@ -99,9 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--deal", action="store_true", help="play a single deal instead of a whole match")
     play.add_argument("--seat", type=int, default=0, help="your seat number (default 0)")
     play.add_argument("--no-color", action="store_true", help="plain text, no colours (also: NO_COLOR=1)")
+    play.add_argument(
+        "--confirm-forced",
+        action="store_true",
+        help="ask even when only one card may be played (default: it is played for you, with a note)",
+    )
     play.add_argument("--no-save", action="store_true", help="do not save a game record")
     play.add_argument("--record", metavar="PATH", help="where to save the game record (JSON)")
-    play.set_defaults(func=_cmd_play)
+    play.set_defaults(func=play_command)
 
     sub.add_parser(
         "tournament",
@@ -118,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.add_argument("action", nargs="?", default="list", choices=["list", "show", "check"])
     rules.add_argument("target", nargs="?", help="preset name or rule file (show), rule file (check)")
-    rules.set_defaults(func=_cmd_rules)
+    rules.set_defaults(func=rules_command)
 
     replay = sub.add_parser(
         "replay",
@@ -129,18 +136,22 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("record", help="a game record (JSON) written by hearts play or save_record")
     replay.add_argument("--all", action="store_true", help="print the whole game without pausing")
     replay.add_argument("--no-color", action="store_true", help="plain text, no colours")
-    replay.set_defaults(func=_cmd_replay)
+    replay.set_defaults(func=replay_command)
 
     selfplay = sub.add_parser("selfplay", help="random players play a whole match; print the scores")
     add_rules_options(selfplay)
     selfplay.add_argument("--seed", type=int, default=0)
-    selfplay.set_defaults(func=_cmd_selfplay)
+    selfplay.set_defaults(func=selfplay_command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``hearts`` command. Output into a pipe closed early (``hearts tournament ... | head``) ends
-    quietly with status 1, as Python's documentation recommends, without a traceback."""
+    quietly with status 1, as Python's documentation recommends, without a traceback. Text the output
+    cannot encode (``PYTHONIOENCODING=ascii``) is written as ``?`` rather than raising; ``hearts play``
+    and ``replay`` spell the suits in ASCII there themselves."""
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="replace")
     try:
         code = _main(argv)
         sys.stdout.flush()  # inside the try: a closed pipe shows up here at the latest
@@ -159,12 +170,13 @@ def _main(argv: Sequence[str] | None) -> int:
     if argv and argv[0] in FRONT_ENDS:
         return run_front_end(argv[0], argv[1:])
     args = build_parser().parse_args(argv)
+    prog = f"hearts {args.command}"
     try:
         return args.func(args)
     except RulesError as err:
         option = f" (option {err.option})" if err.option else ""
-        print(f"hearts: invalid rules{option}: {err}", file=sys.stderr)
+        print(f"{prog}: invalid rules{option}: {err}", file=sys.stderr)
         return 2
-    except HeartsError as err:
-        print(f"hearts: {err}", file=sys.stderr)
+    except HeartsError as err:  # RecordError of replay among them: one line, no traceback
+        print(f"{prog}: {err}", file=sys.stderr)
         return 2

@@ -1,4 +1,5 @@
-"""Rules from the command line: ``--rules``, ``--players`` and ``--set`` as every subcommand reads them."""
+"""What every subcommand parses alike: ``--rules``, ``--players`` and ``--set`` (the rules), and
+``OneLineParser`` (a mistyped option is one line, not a usage block)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ import argparse
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line, ``hearts play: argument --set: ...``, pointing
+    to ``--help`` instead of printing the usage block (status 2, as argparse)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def parse_setting(text: str) -> tuple[str, Any]:
@@ -25,6 +34,7 @@ def parse_setting(text: str) -> tuple[str, Any]:
 
 
 def rules_overrides(players: int | None, settings: Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
+    """The keyword overrides of ``Rules.load`` from ``--players`` and the ``--set`` pairs."""
     out: dict[str, Any] = dict(settings or ())
     if players is not None:
         out["num_players"] = players

@@ -1,4 +1,5 @@
-"""``hearts play``: one person against bots in the terminal (``PlaySession``), and where records go."""
+"""``hearts play``: one person against bots in the terminal (``PlaySession``, ``play_command``), the
+default opponent, and where game records go."""
 
 from __future__ import annotations
 
@@ -16,17 +17,9 @@ from typing import Any
 import numpy as np
 
 from ..bots.make import lineup_of, make_bot, spec_label
-from ..cli.options import describe_rules, rules_overrides
 from ..core import Deal, HeartsError, Match, Rules
-from ..core.actions import (
-    PASS_FROM_HAND,
-    VOID_DEAL,
-)
-from ..core.cards import (
-    NUM_CARDS,
-    cards_of,
-    parse_card,
-)
+from ..core.actions import PASS_FROM_HAND, VOID_DEAL
+from ..core.cards import NUM_CARDS, cards_of, parse_card
 from ..core.deal import DEALER_CHOICE, DONE, MOON_CHOICE, PASSING, PLAYING
 from ..core.record import save_record
 from ..narrate.narrator import Narrator, illegal_reason, menu_text, menu_title, seat_names
@@ -34,6 +27,7 @@ from ..narrate.style import Style
 from ..nets.spec import ModelError
 from ..nets.store import find_model, load_policy
 from ..obs import SeatedTable
+from .options import describe_rules, rules_overrides
 
 SHIPPED_MODEL = Path("models") / "ppo-standard"
 
@@ -68,7 +62,9 @@ costs points, the Q♠ 13; the lowest total wins. Take every point card to shoot
 
 class PlaySession:
     """One person against bots. I/O goes through ``read_line(prompt)`` (raises ``EOFError`` at the
-    end of input) and ``write(text)``, so tests can drive it without a terminal."""
+    end of input) and ``write(text)``, so tests can drive it without a terminal; every line is fitted
+    to the style (ASCII suits, the terminal's width). A card that is the only legal play is played
+    for the person with a note, unless ``confirm_forced``."""
 
     def __init__(
         self,
@@ -84,6 +80,7 @@ class PlaySession:
         record_path: Path | None = None,
         labels: Mapping[int, str] | None = None,
         rules_label: str = "",
+        confirm_forced: bool = False,
     ) -> None:
         self.rules = rules
         self.human = human
@@ -96,6 +93,7 @@ class PlaySession:
         self.record_path = record_path
         self.labels = dict(labels or {})
         self.rules_label = rules_label
+        self.confirm_forced = confirm_forced
         n = rules.num_players
         self.names = seat_names(n, human)
         self.narrator = Narrator(rules, self.names, self.style, human)
@@ -107,7 +105,7 @@ class PlaySession:
     # ---- output
     def say(self, *lines: str) -> None:
         for line in lines:
-            self.write(line)
+            self.write(self.style.fit(line))
 
     def save(self) -> Path | None:
         """Write the game record; ``None`` with ``--no-save``, or when writing failed (said on screen,
@@ -140,7 +138,7 @@ class PlaySession:
             self.save()
             if self.single_deal or self.match.over:
                 break
-            answer = self.read_line("Press Enter for the next deal (q to quit)> ").strip().lower()
+            answer = self.ask_line("Press Enter for the next deal (q to quit)> ").strip().lower()
             if answer in ("q", "quit", "exit"):
                 raise QuitGame
         if self.match.over and not self.single_deal:
@@ -187,8 +185,15 @@ class PlaySession:
             self.say("", *self.narrator.score_table([h for h in match.history if not h.deal.cancelled], match.totals))
 
     # ---- the person's decisions
+    def ask_line(self, prompt: str) -> str:
+        """One line from the person, after ``prompt`` (as the output can show it)."""
+        return self.read_line(self.style.text(prompt))
+
     def ask(self, deal: Deal) -> int:
         legal = deal.legal_actions()
+        if deal.phase == PLAYING and len(legal) == 1 and legal[0] < NUM_CARDS and not self.confirm_forced:
+            self.say(self.narrator.forced_play(legal[0]))
+            return legal[0]
         if legal[0] >= NUM_CARDS:
             return self.ask_menu(deal, legal)
         if deal.phase == PASSING:
@@ -209,13 +214,17 @@ class PlaySession:
                     cells.append(f"{s.bold(str(number[c]).rjust(2))}:{s.card(c, 3)}")
                 else:
                     cells.append(f"   {s.card(c, 3, dim=True)}")
-            lines.append((f"  {s.suit(suit)}  " + (" ".join(cells) if cells else "  -")).rstrip())
+            per_line = max(1, ((s.width or 80) - 5 + 1) // 7)  # a cell is 6 wide, then a space
+            rows = [cells[i : i + per_line] for i in range(0, len(cells), per_line)] or [["  -"]]
+            for k, row in enumerate(rows):  # a long suit goes on under its first card
+                lead = f"  {s.suit(suit)}  " if k == 0 else "     "
+                lines.append((lead + " ".join(row)).rstrip())
         self.say(*lines)
 
     def prompt(self, text: str) -> str:
         """One line of input; ``?`` shows the help and asks again, ``q`` quits."""
         while True:
-            line = self.read_line(text).strip()
+            line = self.ask_line(text).strip()
             low = line.lower()
             if low in ("q", "quit", "exit"):
                 raise QuitGame
@@ -298,10 +307,7 @@ class PlaySession:
         items = [menu_text(deal, a) for a in legal]
         self.say(s.bold(menu_title(deal, legal)))
         if deal.phase == MOON_CHOICE:
-            totals = self.match.totals
-            self.say(
-                "Totals before this deal: " + " · ".join(f"{self.names[p]} {totals[p]}" for p in range(len(totals)))
-            )
+            self.say(self.narrator.totals_line(self.match.totals, "Totals before this deal"))
         if legal[0] in (PASS_FROM_HAND, VOID_DEAL) or deal.phase == DEALER_CHOICE:
             self.show_hand(deal, [], "Your hand:")
         for i, text in enumerate(items, 1):
@@ -365,7 +371,8 @@ def new_record_path(seed: int) -> Path:
     return path
 
 
-def _cmd_play(args: argparse.Namespace) -> int:
+def play_command(args: argparse.Namespace) -> int:
+    """``hearts play``: check every option (one line and status 2 for a bad one), then play."""
     overrides = rules_overrides(args.players, args.set)
     rules = Rules.load(args.rules, **overrides)
     n = rules.num_players
@@ -418,6 +425,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         record_path=record,
         labels=labels,
         rules_label=describe_rules(args.rules, overrides),
+        confirm_forced=args.confirm_forced,
     )
     code = 0
     ending = ""

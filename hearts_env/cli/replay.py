@@ -1,15 +1,13 @@
-"""``hearts replay RECORD``: a saved game, trick by trick, every hand shown."""
+"""``hearts replay RECORD`` (``replay_command``): a saved game stepped through the engine again,
+trick by trick, every hand shown, in the narration of ``hearts play`` (seats named as there)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 
 from ..core import Deal
-from ..core.cards import (
-    cards_of,
-)
+from ..core.cards import cards_of
 from ..core.deal import DEALER_CHOICE, PASSING, PLAYING
 from ..core.match import DealSummary
 from ..core.record import load_record, replay_record
@@ -17,7 +15,8 @@ from ..narrate.narrator import Narrator, seat_names
 from ..narrate.style import Style
 
 
-def _cmd_replay(args: argparse.Namespace) -> int:
+def replay_command(args: argparse.Namespace) -> int:
+    """Print the record's game; ``RecordError`` (said in one line by ``main``) when it does not replay."""
     record = load_record(args.record)
     match = replay_record(record)
     rules = match.rules
@@ -26,6 +25,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     names = seat_names(n, None)
     narrator = Narrator(rules, names, style, None)
     narrator.inline_trick_headers = False
+
+    def say(*lines: str) -> None:
+        for line in lines:
+            print(style.fit(line))
+
     deals = [summary.deal for summary in match.history]
     summaries: list[DealSummary | None] = list(match.history)
     if not match.over and match.deal.actions:
@@ -38,7 +42,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         status = "one-deal game, " + ("unfinished" if match.deal.actions or not match.history else "complete")
     else:
         status = "match unfinished"
-    print(style.head(f"Game record {args.record} · {n} players · {len(deals)} deal(s) played · {status}"))
+    say(style.head(f"Game record {args.record} · {n} players · {len(deals)} deal(s) played · {status}"))
 
     def pause() -> bool:
         """Wait for Enter; False when the person asks for the rest at once (``a``) or input ends."""
@@ -46,7 +50,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         if not interactive:
             return True
         try:
-            answer = input("[Enter: next trick · a: show the rest · q: quit] ").strip().lower()
+            answer = input(style.text("[Enter: next trick · a: show the rest · q: quit] ")).strip().lower()
         except EOFError:
             interactive = False
             return True
@@ -68,45 +72,41 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             totals=played.totals_before,
         )
         number = counted + 1
-        print("\n".join(narrator.deal_header(deal, number, played.totals_before)))
-        print("Dealt hands:")
-        for p in range(n):
-            print(f"  {names[p]:<7} {style.suit_line(deal.hands[p])}")
+        say(*narrator.deal_header(deal, number, played.totals_before), "Dealt hands:")
+        say(*hand_lines(deal, narrator, "  "))
         if deal.kitty_cards:
-            print(f"  Kitty    {style.cards(deal.kitty_cards)}")
+            say(f"  {'Kitty':<{narrator.width}}  {style.cards(deal.kitty_cards)}")
         if deal.phase == PLAYING:
-            print(narrator.trick_header(deal))
-            _print_hands(deal, names, style)
+            say(narrator.trick_header(deal), *hand_lines(deal, narrator))
         for action in played.actions:
             seat = deal.current_player
             phase = deal.phase
             tricks = deal.trick_number
             deal.apply_action(action)
-            for line in narrator.after_action(deal, seat, action, phase):
-                print(line)
+            say(*narrator.after_action(deal, seat, action, phase))
             if phase in (DEALER_CHOICE, PASSING) and deal.phase == PLAYING:
-                _print_hands(deal, names, style)
+                say(*hand_lines(deal, narrator))
             elif deal.trick_number != tricks and deal.phase == PLAYING:
                 if not pause():
                     return 0
-                print(narrator.trick_header(deal))
-                _print_hands(deal, names, style)
+                say(narrator.trick_header(deal), *hand_lines(deal, narrator))
         if deal.is_terminal():
-            print("\n".join(["", *narrator.deal_end(deal, summary)]))
+            say("", *narrator.deal_end(deal, summary))
             if not deal.cancelled:
                 counted += 1
                 if summary is not None:
-                    print(f"Totals: {' · '.join(f'{names[p]} {summary.totals[p]}' for p in range(n))}")
+                    say(narrator.totals_line(summary.totals))
             if not pause():
                 return 0
         else:
-            print(style.note("(the record ends here, in the middle of this deal)"))
+            say(style.note("(the record ends here, in the middle of this deal)"))
     if match.over:
         winners = ", ".join(names[p] for p in match.winners)
-        print(style.note(f"\nMatch over: {winners} ({match.end_reason}). Final totals: {list(match.totals)}"))
+        say("", style.note(f"Match over: {winners} ({match.end_reason}). Final totals: {list(match.totals)}"))
     return 0
 
 
-def _print_hands(deal: Deal, names: Sequence[str], style: Style) -> None:
-    for p in range(deal.num_players):
-        print(f"     {names[p]:<7} {style.suit_line(deal.hands[p])}")
+def hand_lines(deal: Deal, narrator: Narrator, indent: str = "     ") -> list[str]:
+    """Every seat's hand, one line each, the names in a column."""
+    s, width = narrator.style, narrator.width
+    return [f"{indent}{narrator.name(p):<{width}}  {s.suit_line(deal.hands[p])}" for p in range(deal.num_players)]

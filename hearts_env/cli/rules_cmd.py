@@ -1,4 +1,4 @@
-"""``hearts rules``: list the presets, show one, check a rule file."""
+"""``hearts rules`` (``rules_command``): list the presets, show one, check a rule file."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 from ..core import PRESET_DESCRIPTIONS, PRESETS, Rules
 
 
-def _cmd_rules(args: argparse.Namespace) -> int:
+def rules_command(args: argparse.Namespace) -> int:
+    """``hearts rules [list|show NAME|check FILE]``."""
     if args.action == "list":
         width = max(map(len, PRESET_DESCRIPTIONS))
         for name, text in PRESET_DESCRIPTIONS.items():
@@ -31,10 +32,10 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     if Path(args.target).is_dir():
         print(f"hearts rules check: {args.target}: is a directory, not a rule file", file=sys.stderr)
         return 2
-    if not Path(args.target).is_file():
+    if not Path(args.target).exists():
         print(f"hearts rules check: {args.target}: no such file", file=sys.stderr)
         return 2
-    rules = Rules.from_file(args.target)
+    rules = Rules.from_file(args.target)  # a FIFO or a device: refused by the reader, in one line
     t = rules.tables
     print(
         f"{args.target}: valid ({rules.num_players} players, {t.hand_size} cards each"

@@ -1,4 +1,5 @@
-"""``hearts tournament``: bots against bots over duplicate deals (``hearts_env.tournament``)."""
+"""``hearts tournament``: its arguments and its output; the play itself is ``hearts_env.tournament``'s
+(bots against bots over duplicate deals)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..cli.options import add_rules_options, describe_rules, rules_overrides
 from ..core import HeartsError, RulesError
 from ..core.rules import Rules
 from ..tournament.runner import run_tournament
+from .options import OneLineParser, add_rules_options, describe_rules, rules_overrides
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=prog or "hearts tournament",
         description="Bots against bots over duplicate deals (each deal replayed with the seats rotated), "
         "reporting points per deal with 95% confidence intervals, and win rates with --matches.",
@@ -41,8 +42,9 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """``hearts tournament ARGS``: the table (or JSON) on stdout; a bad option or bot is one line and status 2."""
     args = build_parser(prog).parse_args(argv)
-    name = prog or "evaluate"
+    name = prog or "hearts tournament"
     overrides = rules_overrides(args.players, args.set)
     try:
         rules = Rules.load(args.rules, **overrides)
@@ -69,7 +71,3 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         Path(args.output).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(data, indent=2) if args.json else result.table())
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

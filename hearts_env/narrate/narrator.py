@@ -1,5 +1,6 @@
-"""Narration: what happened at the table, in words, shared by ``hearts play`` (one seat's view),
-``hearts replay`` and any other front end (seat names, pass descriptions, menus, refusals)."""
+"""What happens at the table, in words (``Narrator``): seat names, deal and trick headers, passes,
+plays, scores, the person's menus and why a card is refused. Shared by ``hearts play`` (one seat's
+view), ``hearts replay`` and the web table; every function returns text and prints nothing."""
 
 from __future__ import annotations
 
@@ -35,19 +36,22 @@ from ..core.match import DealSummary
 from ..core.rules import pass_offset
 from .style import Style
 
+COMPASS = ("South", "West", "North", "East")
+
 
 def seat_names(num_players: int, human: int | None) -> list[str]:
-    """``You`` and compass points for 4 players (West on your left); ``P1``.. otherwise; ``Seat k``
-    for every seat when nobody is the viewer (replays)."""
-    if human is None:
-        return [f"Seat {p}" for p in range(num_players)]
+    """The one naming of seats, for play, replay and the web. Four players sit at the compass
+    points, clockwise from South (West on South's left); with a ``human`` viewer that seat is South,
+    named ``You``. Other counts: ``P1``, ``P2``... clockwise from the viewer (``You``), or ``P0``..
+    by seat number when nobody is the viewer (a replay, bots watched)."""
+    origin = 0 if human is None else human
     names = []
     for p in range(num_players):
-        r = (p - human) % num_players
-        if r == 0:
+        r = (p - origin) % num_players
+        if r == 0 and human is not None:
             names.append("You")
         elif num_players == 4:
-            names.append(("West", "North", "East")[r - 1])
+            names.append(COMPASS[r])
         else:
             names.append(f"P{r}")
     return names
@@ -109,7 +113,7 @@ class Narrator:
         self.viewer = viewer
         self.width = max(len(x) for x in names)
         self._broken = False
-        self._kitty_seen = set()
+        self._kitty_seen: set[int] = set()
         #: whether a completed trick's lines end with the next trick's header (a replay pauses first)
         self.inline_trick_headers = True
 
@@ -128,9 +132,8 @@ class Narrator:
     def deal_header(self, deal: Deal, number: int, totals: Sequence[int] | None) -> list[str]:
         """The deal's opening lines; also resets what the narrator remembers of the deal."""
         self._broken = deal.hearts_broken
-        self._kitty_seen: set[int] = set()
+        self._kitty_seen = set()
         s = self.style
-        n = deal.num_players
         parts = [f"Deal {number}", f"dealer {self.name(deal.dealer)}"]
         if deal.cycle_kind == "dealer_choice":
             parts.append(f"dealer's choice of pass ({self.act(deal.dealer, 'chooses')})")
@@ -139,8 +142,16 @@ class Narrator:
         line = f"{s.double * 3} {' · '.join(parts)} {s.double * 3}"
         out = ["", s.head(line)]
         if totals is not None and any(totals):
-            out.append("Totals: " + " · ".join(f"{self.name(p)} {totals[p]}" for p in range(n)))
+            out.append(self.totals_line(totals))
         return out
+
+    def totals_line(self, totals: Sequence[int], label: str = "Totals") -> str:
+        """``Totals: You 12 · West 30 · ...``."""
+        return f"{label}: " + " · ".join(f"{self.name(p)} {total}" for p, total in enumerate(totals))
+
+    def forced_play(self, card: int) -> str:
+        """The note for a card played for the viewer because it was the only legal one."""
+        return self.style.note(f"Forced: you play {self.style.card(card)}")
 
     def pass_description(self, deal: Deal) -> str:
         kind = deal.pass_kind if deal.pass_kind is not None else deal.cycle_kind
@@ -311,15 +322,22 @@ class Narrator:
         return out
 
     def score_table(self, history: Sequence[DealSummary], totals: Sequence[int]) -> list[str]:
+        """Deal by deal scores and the totals, a column a seat; wider than the style's width, the
+        seats go in blocks of columns, one table under the other."""
         n = len(totals)
         w = max(6, self.width)
-        head = f"{'':<10}" + "".join(f"{self.name(p):>{w + 1}}" for p in range(n))
-        out = [self.style.bold(head)]
-        for summary in history:
-            label = f"Deal {summary.number}" if not summary.deal.cancelled else "(void)"
-            mark = " *" if summary.resets else ""
-            out.append(f"{label:<10}" + "".join(f"{x:>{w + 1}}" for x in summary.scores) + mark)
-        out.append(self.style.bold(f"{'Total':<10}" + "".join(f"{x:>{w + 1}}" for x in totals)))
+        per_block = n if self.style.width is None else max(1, (self.style.width - 12) // (w + 1))
+        out: list[str] = []
+        for first in range(0, n, per_block):
+            seats = range(first, min(n, first + per_block))
+            if first:
+                out.append("")
+            out.append(self.style.bold(f"{'':<10}" + "".join(f"{self.name(p):>{w + 1}}" for p in seats)))
+            for summary in history:
+                label = f"Deal {summary.number}" if not summary.deal.cancelled else "(void)"
+                mark = " *" if summary.resets else ""
+                out.append(f"{label:<10}" + "".join(f"{summary.scores[p]:>{w + 1}}" for p in seats) + mark)
+            out.append(self.style.bold(f"{'Total':<10}" + "".join(f"{totals[p]:>{w + 1}}" for p in seats)))
         if any(summary.resets for summary in history):
             out.append("* an exact-score reset changed a total after this deal")
         return out

@@ -1,11 +1,12 @@
-"""Text rendering of a deal in progress: the ``ansi`` and ``human`` render modes.
+"""The table as text, a snapshot of a deal in progress (``render_text``): the environments' ``ansi``
+and ``human`` render modes. Cards and points are written as the narration writes them.
 
 One line of headline (rules, deal, pass kind, trick, flags), then one line per seat::
 
     standard · deal episode · pass left · playing · trick 3/13 · hearts broken
        seat        hand                                        trick  tricks  pts  total
-    >  player_0 D  ♣9 ♣K ♦4 ♦8 ♦Q ♠3 ♠7 ♥2 ♥9 ♥J               ♣5      1     0      0
-       player_1    ♣3 ♣7 ♦2 ♦6 ♦9 ♦A ♠2 ♠9 ♠J ♥5 ♥8                   1     2      0
+    >  player_0 D  9♣ K♣ 4♦ 8♦ Q♦ 3♠ 7♠ 2♥ 9♥ J♥               5♣      1     0      0
+       player_1    3♣ 7♣ 2♦ 6♦ 9♦ A♦ 2♠ 9♠ J♠ 5♥ 8♥                   1     2      0
 
 ``>`` marks the seat to move and ``D`` the dealer. With ``view`` set to a seat, the other hands
 show only their size (what that seat may see); the default shows every hand (a spectator's or
@@ -16,13 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..core.cards import card_symbol
+from ..core.cards import QS, cards_of
 from ..core.deal import PHASE_NAMES, Deal
 from ..core.match import Match
+from .narrator import points_taken
+from .style import Style
 
-
-def _cards(mask: int) -> str:
-    return " ".join(card_symbol(c) for c in range(52) if mask >> c & 1)
+STYLE = Style(colour=False, symbols=True)
 
 
 def render_text(
@@ -51,7 +52,7 @@ def render_text(
     if deal.hearts_broken:
         head.append("hearts broken")
     if deal.queen_played:
-        head.append("Q♠ played")
+        head.append(f"{STYLE.card(QS)} played")
     if deal.cancelled:
         head.append("CANCELLED")
     lines = [" · ".join(head)]
@@ -59,17 +60,18 @@ def render_text(
     hand_width = 4 * t.hand_size - 1
     lines.append(f"   {'seat':<{name_width + 2}} {'hand':<{hand_width}} trick tricks   pts total")
     trick_card = dict(zip(deal.trick_seats, deal.trick, strict=True))
-    values = t.card_values
+    points = points_taken(deal)
     for p in range(n):
-        pts = sum(values[c] for c in range(52) if deal.won[p] >> c & 1)
-        hand = _cards(deal.hands[p]) if view is None or view == p else f"({deal.hands[p].bit_count()} cards)"
+        pts = points[p]
+        shown = view is None or view == p
+        hand = STYLE.cards(cards_of(deal.hands[p])) if shown else f"({deal.hands[p].bit_count()} cards)"
         chosen = deal.chosen[p] if deal.pass_kind not in (None, "hold") and deal.phase == 1 else []
-        if chosen and (view is None or view == p):
-            hand += "  pass: " + " ".join(card_symbol(c) for c in chosen)
+        if chosen and shown:
+            hand += "  pass: " + " ".join(STYLE.card(c) for c in chosen)
         total = (match.totals if match is not None else deal.totals_before)[p]
         mark = ">" if deal.current_player == p else " "
         dealer = "D" if deal.dealer == p else " "
-        played = card_symbol(trick_card[p]) if p in trick_card else ""
+        played = STYLE.card(trick_card[p]) if p in trick_card else ""
         lines.append(
             f"{mark}  {agents[p]:<{name_width}} {dealer} {hand:<{hand_width}} {played:>5} {deal.tricks_won[p]:>6}"
             f" {pts:>5} {total:>5}"
