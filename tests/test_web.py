@@ -3,8 +3,10 @@ special decision, what the browser may see, refusals, many games at once, record
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -27,6 +29,7 @@ from hearts_env.core.cards import card_name, card_symbol, cards_of, parse_card
 from hearts_env.core.deal import DONE
 from hearts_env.narrate.narrator import illegal_reason
 from hearts_env.obs import seat_view
+from hearts_env.web import cli
 from hearts_env.web.game import STYLE, GameSetup
 from hearts_env.web.server import create_app
 
@@ -225,19 +228,19 @@ def test_spectate_with_hidden_hands_shows_no_hand(app, client):
 
 
 def test_fifty_games_at_once(app, client):
-    games = [
-        new_game(client, rules=preset, seed=i, single_deal=True, bots=["random"])
-        for i, preset in zip(range(50), ["standard", "five_player", "three_player_kitty"] * 17, strict=False)
-    ]
+    """50 games from one client, played at the same time by 10 threads: every request of every game
+    interleaved with the others'; every game completes, is saved, and replays to its totals."""
+    presets = ["standard", "five_player", "three_player_kitty", "omnibus"]
+    forms = [{"rules": presets[i % 4], "seed": i, "single_deal": True, "bots": ["random"]} for i in range(50)]
+
+    def play(i: int) -> dict:
+        state = new_game(client, **forms[i])
+        return Player(app, client, seed=i).play(state)
+
+    with ThreadPoolExecutor(10) as pool:
+        games = list(pool.map(play, range(50)))
     assert len({g["id"] for g in games}) == 50
-    players = [Player(app, client, seed=i) for i in range(50)]
-    live = dict(enumerate(games))
-    while live:  # one request per game in turn: every game's requests interleaved with the others'
-        for i in list(live):
-            live[i] = players[i].step(live[i])
-            if live[i]["finished"]:
-                games[i] = live.pop(i)
-    assert all(g["finished"] for g in games)
+    assert all(g["finished"] and g["deal_scores"] is not None for g in games)
     saved = sorted(p.name for p in app.state.store.records_dir.glob("*.json"))
     assert saved == sorted(g["record_file"] for g in games)
     for g in games:
@@ -386,10 +389,6 @@ def test_options_and_uploaded_replay(app, client, tmp_path):
 
 
 def test_serve_cli_parser_and_warning(capsys, monkeypatch):
-    import argparse
-
-    from hearts_env.web import cli
-
     parser = argparse.ArgumentParser(prog="hearts")
     sub = parser.add_subparsers(dest="command")
     cli.add_serve_parser(sub)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -100,11 +101,27 @@ def create_app(
             }
         )
 
-    async def new_game(request: Request) -> Response:
-        setup = parse_setup(await _body(request), choices)
-        game = store.create(setup)
+    # The game work (bots thinking, replays) runs in worker threads, so one busy game does not hold
+    # up the others; each game has its own lock.
+    def created(data: dict[str, Any]) -> dict[str, Any]:
+        game = store.create(parse_setup(data, choices))
         with game.lock:
-            return JSONResponse(game.state())
+            return game.state()
+
+    def acted(game_id: str, data: dict[str, Any]) -> dict[str, Any]:
+        game = store.get(game_id)
+        with game.lock:
+            game.act(data.get("seat"), data.get("actions"))
+            return game.state()
+
+    def advanced(game_id: str, steps: int) -> dict[str, Any]:
+        game = store.get(game_id)
+        with game.lock:
+            game.advance(steps)
+            return game.state()
+
+    async def new_game(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(created, await _body(request)))
 
     async def get_state(request: Request) -> Response:
         game = store.get(request.path_params["game_id"])
@@ -112,21 +129,17 @@ def create_app(
             return JSONResponse(game.state())
 
     async def act(request: Request) -> Response:
-        game = store.get(request.path_params["game_id"])
+        store.get(request.path_params["game_id"])  # an unknown game is refused before the body is read
         data = await _body(request)
-        with game.lock:
-            game.act(data.get("seat"), data.get("actions"))
-            return JSONResponse(game.state())
+        return JSONResponse(await run_in_threadpool(acted, request.path_params["game_id"], data))
 
     async def advance(request: Request) -> Response:
-        game = store.get(request.path_params["game_id"])
+        store.get(request.path_params["game_id"])
         data = await _body(request)
         steps = data.get("steps", 1)
         if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
             raise GameError(f"'steps' must be a whole number from 1 to {MAX_STEPS}.")
-        with game.lock:
-            game.advance(steps)
-            return JSONResponse(game.state())
+        return JSONResponse(await run_in_threadpool(advanced, request.path_params["game_id"], steps))
 
     async def record(request: Request) -> Response:
         game = store.get(request.path_params["game_id"])
@@ -146,11 +159,11 @@ def create_app(
         name = request.path_params["name"]
         if folder is None or not RECORD_NAME.match(name) or not (folder / name).is_file():
             raise GameError(f"No game record named {name[:60]!r} in the records folder.", 404)
-        return JSONResponse(replay_frames(load_record(folder / name)))
+        return JSONResponse(await run_in_threadpool(lambda: replay_frames(load_record(folder / name))))
 
     async def upload(request: Request) -> Response:
         data = await _body(request)
-        return JSONResponse(replay_frames(data))
+        return JSONResponse(await run_in_threadpool(replay_frames, data))
 
     routes = [
         Route("/", index),
