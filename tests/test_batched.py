@@ -1,6 +1,6 @@
 """The batched torch engine (``hearts_env.batched``) against the reference engine, and its bad-input errors.
 
-Differential tests (``hearts_env.batched.reference.play_against_reference``): the same deals and the same
+Differential tests (``hearts_env.testing.play_against_reference``): the same deals and the same
 random legal actions through both engines; the seat to move and the legal set must be identical at
 every decision, and done flags, cancellations and deal scores at every deal's end. Rows are followed
 through their automatic resets, so the engine's own deals and deal sequence are covered too. Smoosh
@@ -10,12 +10,20 @@ draw the two engines make differently.
 Coverage: every preset (64 rows, 256 deals each: 4,608 deals), N = 7 and 8 variants, random rule sets
 from ``strategies.rule_sets`` (80 sets x 16 deals = 1,280 deals), targeted deals for the all-hearts
 leader (``void_deal`` / ``leader_may_void``), and a smoosh with an explicit shuffle.
+
+The interfaces: both engines are ``BatchEngine``s and every batched policy a ``BatchPolicy``, used alike;
+``check_batched_engine`` (the harness users run on their own engines) passes ours and fails a broken one.
 """
 
 from __future__ import annotations
 
+import ast
+import subprocess
+import sys
 import zlib
+from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -23,9 +31,24 @@ from strategies import rule_sets
 
 import hearts_env
 from hearts_env import InvalidDealError, Rules
-from hearts_env.batched import BatchedActionError, BatchedHearts, BatchedParams, HeartsKernel
+from hearts_env.batched import (
+    BatchedActionError,
+    BatchedHearts,
+    BatchedParams,
+    BatchEngine,
+    BatchPolicy,
+    HeartsKernel,
+    HeuristicPolicy,
+    MixedBatchedHearts,
+    ModulePolicy,
+    StepResult,
+    UniformRandomPolicy,
+    heuristic_actions,
+)
 from hearts_env.core.cards import parse_cards
-from hearts_env.testing.batched_diff import play_against_reference
+from hearts_env.core.deal import seeded_deal
+from hearts_env.obs import encode
+from hearts_env.testing import ReferenceHeuristicPolicy, check_batched_engine, play_against_reference
 
 PRESETS = hearts_env.PRESETS
 
@@ -33,9 +56,6 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_torch_is_not_imported_by_the_core() -> None:
-    import subprocess
-    import sys
-
     code = "import sys, hearts_env, hearts_env.core; assert 'torch' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -286,11 +306,6 @@ def test_random_deals_are_uniformly_dealt() -> None:
 def test_seeded_deals_load_as_the_reference_deals_them_and_play_the_same(preset):
     """``load_seeded``: the rows hold ``seeded_deal(rules, seed)`` (the env's and the tournaments' deal
     for that seed), every pass kind of the cycle included, and play on identically (first-legal play)."""
-    import numpy as np
-
-    from hearts_env.core.deal import seeded_deal
-    from hearts_env.obs import encode
-
     rules = Rules.preset(preset)
     seeds = list(range(100, 124))
     engine = BatchedHearts(rules, batch_size=len(seeds), seed=0)
@@ -312,8 +327,6 @@ def test_seeded_deals_load_as_the_reference_deals_them_and_play_the_same(preset)
 def test_a_mixed_batch_plays_each_rule_set_in_its_own_rows_exactly_as_that_engine_alone():
     """``MixedBatchedHearts``: rows of each part see, mask and score exactly what a ``BatchedHearts`` of
     that rule set alone does with the same seed and actions; the heuristic dispatches per part."""
-    from hearts_env.batched import MixedBatchedHearts, heuristic_actions
-
     presets = ["standard", "microsoft", "omnibus"]
     mixed = MixedBatchedHearts(presets, 10, seed=5)
     alone = [
@@ -335,7 +348,182 @@ def test_a_mixed_batch_plays_each_rule_set_in_its_own_rows_exactly_as_that_engin
 
 
 def test_a_mixed_batch_refuses_rule_sets_of_different_player_counts():
-    from hearts_env.batched import MixedBatchedHearts
-
     with pytest.raises(ValueError, match="same number of players"):
         MixedBatchedHearts(["standard", "five_player"], 8)
+
+
+# ---------------------------------------------------------------------------------------------- the interfaces
+
+
+def _engines() -> list[BatchEngine]:
+    return [BatchedHearts("omnibus", 6, seed=3), MixedBatchedHearts(["standard", "spot_hearts"], 6, seed=3)]
+
+
+def _policies() -> list[BatchPolicy]:
+    module = torch.nn.Linear(hearts_env.obs.OBSERVATION_SIZE, 68)
+    return [
+        UniformRandomPolicy(seed=1),
+        ModulePolicy(module, generator=torch.Generator().manual_seed(2)),
+        ModulePolicy(module, sample=False, name="greedy"),
+        HeuristicPolicy(),
+        ReferenceHeuristicPolicy(),
+    ]
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_both_engines_are_batch_engines(which: int) -> None:
+    engine = _engines()[which]
+    assert isinstance(engine, BatchEngine)
+    assert callable(type(engine).heuristic_actions)
+    assert engine.rules_index.shape == (6,) and engine.rules_index.dtype == torch.int64
+    assert engine.rules == engine.rules_list[0]
+    assert len(engine.rules_list) == 1 + which
+    assert all(isinstance(g, torch.Generator) for g in engine.generators.values())
+    assert isinstance(engine.step(engine.heuristic_actions()), StepResult)
+
+
+def test_every_batched_policy_is_a_batch_policy() -> None:
+    for policy in _policies():
+        assert isinstance(policy, BatchPolicy), type(policy).__name__
+        assert isinstance(policy.name, str) and policy.name
+    assert not isinstance(object(), BatchPolicy) and not isinstance(object(), BatchEngine)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_policies_act_legally_for_chosen_rows_of_either_engine(which: int) -> None:
+    """Every policy through ``act`` on half the rows and the same policy on the others, for whole deals:
+    every action legal (``step`` refuses any other), one per chosen row."""
+    engine = _engines()[which]
+    policies = _policies()
+    rows = torch.tensor([4, 0, 2])
+    others = torch.tensor([1, 3, 5])
+    for t in range(130):
+        policy = policies[t % len(policies)]
+        obs = engine.observe()
+        mask = engine.legal_mask()
+        actions = torch.empty(6, dtype=torch.int64)
+        for part in (rows, others):
+            chosen = policy.act(engine, part, obs[part], mask[part], torch.Generator().manual_seed(t))
+            assert chosen.shape == (3,) and chosen.dtype == torch.int64
+            assert mask[part, chosen].all()
+            actions[part] = chosen
+        engine.step(actions)
+
+
+def test_the_heuristic_policies_choose_what_the_engine_heuristic_chooses() -> None:
+    engine = MixedBatchedHearts(["standard", "omnibus"], 8, seed=4)
+    rows = torch.tensor([7, 1, 2])
+    for _ in range(70):
+        obs, mask = engine.observe(), engine.legal_mask()
+        expected = heuristic_actions(engine, rows)
+        assert torch.equal(HeuristicPolicy().act(engine, rows, obs[rows], mask[rows]), expected)
+        assert torch.equal(ReferenceHeuristicPolicy().act(engine, rows, obs[rows], mask[rows]), expected)
+        assert torch.equal(HeuristicPolicy()(engine), engine.heuristic_actions())
+        engine.step(engine.heuristic_actions())
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_uniform_policy_call_and_act_draw_the_same_actions(which: int) -> None:
+    """``policy(engine)`` works from the legal bit sets, ``act`` from the mask: the same draws."""
+    engine = _engines()[which]
+    fast, masked = UniformRandomPolicy(seed=9), UniformRandomPolicy(seed=9)
+    everyone = torch.arange(6)
+    for _ in range(100):
+        actions = fast(engine)
+        assert torch.equal(actions, masked.act(engine, everyone, engine.observe(), engine.legal_mask()))
+        engine.step(actions)
+
+
+def test_uniform_policy_is_uniform_over_the_legal_actions() -> None:
+    engine = BatchedHearts(Rules(), 2, seed=0)
+    mask = torch.zeros(3, 68, dtype=torch.bool)
+    mask[0, [3, 17, 40, 51]] = True
+    mask[1, [52, 53]] = True
+    mask[2, 60] = True
+    policy = UniformRandomPolicy(seed=3)
+    draws = 4000
+    counts = torch.zeros(3, 68)
+    for _ in range(draws):
+        chosen = policy.act(engine, torch.arange(3), torch.zeros(3, 1), mask)
+        counts[torch.arange(3), chosen] += 1
+    assert counts[~mask].sum() == 0
+    for row in range(3):
+        k = int(mask[row].sum())
+        expected, sigma = draws / k, (draws * (1 / k) * (1 - 1 / k)) ** 0.5
+        assert ((counts[row, mask[row]] - expected).abs() <= 5 * sigma + 1e-9).all(), counts[row, mask[row]]
+
+
+def test_module_policy_masks_the_illegal_actions() -> None:
+    """A module that prefers higher action ids: greedy takes each row's highest legal action, sampling
+    only ever legal ones, reproducibly from a generator."""
+    module = torch.nn.Linear(hearts_env.obs.OBSERVATION_SIZE, 68)
+    with torch.no_grad():
+        module.weight.zero_()
+        module.bias.copy_(torch.arange(68, dtype=torch.float32) * 0.1)
+    engine = BatchedHearts(Rules.preset("omnibus"), 16, seed=5)
+    greedy = ModulePolicy(module, sample=False)
+    for _ in range(70):
+        mask = engine.legal_mask()
+        highest = 67 - mask.flip(1).float().argmax(1)
+        assert torch.equal(greedy(engine), highest)
+        rows = torch.tensor([3, 9])
+        sampled = [
+            ModulePolicy(module).act(engine, rows, engine.observe()[rows], mask[rows], torch.Generator().manual_seed(s))
+            for s in (1, 1, 2)
+        ]
+        assert torch.equal(sampled[0], sampled[1])
+        assert all(mask[rows, s].all() for s in sampled)
+        engine.step(highest)
+
+
+class _BlindEngine(BatchedHearts):
+    """An engine whose observations miss one entry (the first hand card of the seat to move shows 0)."""
+
+    def observe(self, out: torch.Tensor | None = None) -> torch.Tensor:
+        obs = super().observe(out)
+        hand = hearts_env.obs.OFFSETS["hand"]
+        first = obs[:, hand : hand + 52].argmax(1)
+        obs[torch.arange(obs.shape[0]), hand + first] = 0.0
+        return obs
+
+
+def test_check_batched_engine_passes_ours_and_fails_a_broken_one() -> None:
+    def ours(rules: Rules, batch_size: int, device: torch.device | str, seed: int) -> BatchedHearts:
+        return BatchedHearts(rules, batch_size, device=device, seed=seed)
+
+    def blind(rules: Rules, batch_size: int, device: torch.device | str, seed: int) -> BatchedHearts:
+        return _BlindEngine(rules, batch_size, device=device, seed=seed)
+
+    report = check_batched_engine(ours, "omnibus", deals=12, batch_size=8)
+    assert report.deals >= 12 and report.observations > 12 * 40
+    with pytest.raises(AssertionError, match=r"observation of seat \d differs: hand"):
+        check_batched_engine(blind, "omnibus", deals=12, batch_size=8)
+
+
+ROOMS = Path(hearts_env.__file__).parent
+
+
+def _imports(path: Path) -> list[tuple[ast.AST, str, bool]]:
+    """(node, imported module as written, inside a function?) for every import of a source file."""
+    found: list[tuple[ast.AST, str, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            if isinstance(child, ast.Import):
+                found.extend((child, alias.name, in_function) for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                found.append((child, "." * child.level + (child.module or ""), in_function))
+            visit(child, inner)
+
+    visit(ast.parse(path.read_text()), False)
+    return found
+
+
+def test_the_batched_and_testing_rooms_import_at_module_level_only_and_the_heuristic_no_engine() -> None:
+    for room in ("batched", "testing"):
+        for path in sorted((ROOMS / room).glob("*.py")):
+            inside = [name for _, name, in_function in _imports(path) if in_function]
+            assert not inside, f"{path.name} imports {inside} inside a function"
+    heuristic = [name for _, name, _ in _imports(ROOMS / "batched" / "heuristic.py")]
+    assert not [name for name in heuristic if name.endswith(("batch", "multi", "policies"))], heuristic

@@ -8,6 +8,9 @@ the same seed gives the same deals and the same smoosh shuffles.
     mask = engine.legal_mask()                      # (B, 68) bool
     result = engine.step(actions)                   # actions: (B,) int64, one per row
     result.rewards, result.done, result.scores      # (B, N), (B,), (B, N)
+    engine.heuristic_actions(rows)                  # the heuristic bot's choices for those rows
+
+It satisfies ``hearts_env.batched.protocols.BatchEngine``, as ``MixedBatchedHearts`` does.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from ..core.deal import Deal, mask_to_actions, seeded_deal
 from ..core.rules import Rules
 from ..obs.spec import OBSERVATION_SIZE
 from .engine import HeartsKernel, StepResult
+from .heuristic import VectorHeuristic
+from .observation import ObservationBuilder, PackedObservations
 from .params import BatchedParams
-from .state import BatchState
+from .state import BatchState, row_index
 
 
 class BatchedHearts:
@@ -55,14 +60,23 @@ class BatchedHearts:
             )
         rules = Rules.load(rules)
         self.rules = rules
+        self.rules_list = [rules]
         self.params = BatchedParams.from_rules(rules)
         self.kernel = HeartsKernel(self.params, device)
         self.device = self.kernel.device
         self.batch_size = int(batch_size)
         self.num_players = rules.num_players
+        #: ``(B,)`` the index into ``rules_list`` of each row's rule set: all rows play ``rules``
+        self.rules_index = torch.zeros(self.batch_size, dtype=torch.int64, device=self.device)
         self.generator = torch.Generator(device=self.device)
-        self._observer: Any = None
+        self._observer: ObservationBuilder | None = None
+        self._heuristic: VectorHeuristic | None = None
         self.reset(seed)
+
+    @property
+    def generators(self) -> dict[str, torch.Generator]:
+        """The one generator (every shuffle), under the name checkpoints store it by."""
+        return {"engine": self.generator}
 
     # ---- lifecycle
     def reset(self, seed: int | None = None) -> None:
@@ -101,23 +115,34 @@ class BatchedHearts:
         a rollout buffer), else a new tensor."""
         return self.observation_builder.observe(self.state, out)
 
-    def observe_packed(self, out: Any = None) -> Any:
+    def legal_sets(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The legal actions as bit sets, ``(B,)`` int64 each: cards (bit ``c``) and special actions
+        (bit ``a - 52``); what ``legal_mask`` expands, for consumers that work on the bits."""
+        return self.state.legal_cards, self.state.legal_special
+
+    def heuristic_actions(self, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """The heuristic bot's (``hearts_env.bots.HeuristicBot``) action for the seat to move in each of
+        ``rows`` (all rows for ``None``; indices or a ``(B,)`` boolean mask), ``(len(rows),)`` int64."""
+        if self._heuristic is None:
+            self._heuristic = VectorHeuristic(self.kernel)
+        return self._heuristic(self.state, row_index(rows, self.batch_size, self.device))
+
+    def observe_packed(self, out: PackedObservations | None = None) -> PackedObservations:
         """The same observations packed losslessly (``PackedObservations``: the card rows as 52-bit masks,
         ``(B, 44)`` int64, and the other deal segments, ``(B, S)`` float32): about a twelfth of the bytes,
         for a consumer that expands them itself (``unpack_observations`` gives the exact vectors). Written
         into ``out`` (a ``PackedObservations`` of the right shapes) when given."""
         return self.observation_builder.observe_packed(self.state, out)
 
-    def unpack_observations(self, packed: Any, out: torch.Tensor | None = None) -> torch.Tensor:
+    def unpack_observations(self, packed: PackedObservations, out: torch.Tensor | None = None) -> torch.Tensor:
         """The ``(B, D)`` vectors of ``observe_packed()``'s result, equal to ``observe()``'s."""
         return self.observation_builder.unpack(packed, out)
 
     @property
-    def observation_builder(self) -> Any:
-        """The ``ObservationBuilder`` of this engine (built on first use; it imports the encoding)."""
+    def observation_builder(self) -> ObservationBuilder:
+        """The ``ObservationBuilder`` of this engine (built on first use: an engine that is only stepped
+        never pays for its tables)."""
         if self._observer is None:
-            from .observation import ObservationBuilder
-
             self._observer = ObservationBuilder(self.kernel)
         return self._observer
 

@@ -1,24 +1,19 @@
-"""The heuristic bot (``hearts_env.bots.HeuristicBot``) playing rows of a ``BatchedHearts``.
+"""The heuristic bot (``hearts_env.bots.HeuristicBot``) as tensor operations over rows of a batch.
 
-``heuristic_actions(engine, rows)`` returns, for the seat to move in each of ``rows``, exactly the action
-the reference bot takes. Two implementations, one answer:
+``VectorHeuristic(kernel)(state, rows)`` returns, for the seat to move in each of ``rows``, the action
+the reference bot takes: the bot's rules of thumb over all the rows at once (float64 arithmetic in the
+reference's order, the reference's tie-breaks), about ten times faster than asking the bot row by row
+on CPU, and it runs on the state's device. Engines offer it as ``engine.heuristic_actions(rows)``;
+``heuristic_actions(engine, rows)`` is the same call as a function.
 
-- ``VectorHeuristic``: the bot's rules of thumb as tensor operations over all the rows at once (float64
-  arithmetic in the reference's order, the reference's tie-breaks), about ten times faster than asking
-  the bot row by row on CPU, and it runs on the engine's device. It reproduces one version of the bot's
-  source, recorded as ``REFERENCE_FINGERPRINT``.
-- ``BatchedHeuristic``: builds the rows' observation vectors and masks with the batched encoder
-  (identical to the AEC environment's) and asks the reference bot, row by row: exact by construction.
-
-``heuristic_actions`` uses the vector form while the reference bot's source still has the recorded
-fingerprint, and falls back to the row-by-row bot (with a warning) once that bot has changed, so its
-choices always equal the reference bot's; ``tests/test_batched_heuristic.py`` checks the vector form
-against the reference bot over random play, and says when the fingerprint needs updating.
+This room may not import ``hearts_env.bots``, so the twin is checked from outside: the differential
+tests (``tests/test_batched_heuristic.py``, through ``hearts_env.testing``) compare it with the
+reference bot over random play of many rule sets, and a golden file of the reference bot's decisions
+(``tests/data/heuristic_golden.npz``, made by ``hearts_env.testing.golden``) is replayed through both,
+so a change of the bot's behaviour that is not mirrored here fails a test.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -32,73 +27,24 @@ from ..core.actions import (
 )
 from ..core.cards import AS, CLUBS, DIAMONDS, HEARTS, KS, QS, SPADES
 from .bits import lowest_bit as lowest_card
+from .engine import HeartsKernel
 from .params import PASSING
+from .protocols import BatchEngine
 from .state import BatchState
-
-if TYPE_CHECKING:
-    from .batch import BatchedHearts
-
-
-def row_indices(engine: BatchedHearts, rows: torch.Tensor | None) -> torch.Tensor:
-    """Rows as an index tensor on the engine's device: all rows for ``None``, a boolean mask or indices."""
-    if rows is None:
-        return torch.arange(engine.batch_size, device=engine.device)
-    rows = rows.to(engine.device)
-    return torch.nonzero(rows).flatten() if rows.dtype == torch.bool else rows
-
-
-class BatchedHeuristic:
-    """The reference heuristic bot for one engine's rule set, acting on rows of the engine."""
-
-    def __init__(self, engine: BatchedHearts) -> None:
-        from ..bots.heuristic import HeuristicBot
-        from .observation import ObservationBuilder
-
-        self.engine = engine
-        self.bot = HeuristicBot(engine.rules)
-        self.builder = ObservationBuilder(engine.kernel)
-
-    def __call__(self, rows: torch.Tensor | None = None) -> torch.Tensor:
-        engine = self.engine
-        state = engine.state
-        rows = row_indices(engine, rows)
-        if rows.numel() == 0:
-            return torch.zeros(0, dtype=torch.int64, device=engine.device)
-        sub = state.rows(rows)
-        obs = self.builder.observe(sub).cpu().numpy()
-        mask = engine.kernel.legal_mask(sub).cpu().numpy()
-        actions = [self.bot.act({"observation": obs[i], "action_mask": mask[i]}) for i in range(obs.shape[0])]
-        return torch.tensor(actions, dtype=torch.int64, device=engine.device)
-
-
-#: sha256 of the source of ``hearts_env.bots.heuristic`` that ``VectorHeuristic`` reproduces. When the
-#: reference bot changes, ``heuristic_actions`` falls back to the exact row-by-row bot (and says so once).
-REFERENCE_FINGERPRINT = "ec3bdff5b9d1c973c6d1cd91abc9973196971f77bdac5515a2a7ff5dccede65a"
-
-
-def reference_fingerprint() -> str:
-    """The sha256 of the current reference bot's source."""
-    import hashlib
-    import inspect
-
-    from ..bots import heuristic
-
-    return hashlib.sha256(inspect.getsource(heuristic).encode()).hexdigest()
 
 
 class VectorHeuristic:
     """The heuristic bot as tensor operations over rows: the same decisions as ``HeuristicBot`` (same
-    float64 arithmetic in the same order, same tie-breaks), computed from the engine state the
-    observation shows (the seat's hand and passes, every card played and by whom, the won piles less
-    the kitty, the current trick, voids shown), for the bot source ``REFERENCE_FINGERPRINT``."""
+    float64 arithmetic in the same order, same tie-breaks), computed from the state the observation
+    shows (the seat's hand and passes, every card played and by whom, the won piles less the kitty,
+    the current trick, voids shown). Built once per kernel (its tables are the rule set's); called with
+    any state of that kernel."""
 
-    def __init__(self, engine: BatchedHearts) -> None:
-        kernel = engine.kernel
+    def __init__(self, kernel: HeartsKernel) -> None:
         p = kernel.params
         rules = p.rules
         t = rules.tables
         d = kernel.device
-        self.engine = engine
         self.kernel = kernel
         self.device = d
         self.n = p.num_players
@@ -196,8 +142,12 @@ class VectorHeuristic:
         return total < 6.0
 
     # ------------------------------------------------------------------ the decision
-    def __call__(self, rows: torch.Tensor) -> torch.Tensor:
-        s = self.engine.state.rows(rows)
+    def __call__(self, state: BatchState, rows: torch.Tensor) -> torch.Tensor:
+        """The bot's action ``(len(rows),)`` int64 for the seat to move in each of ``rows`` (a 1-D index
+        tensor) of ``state``."""
+        if rows.numel() == 0:
+            return torch.zeros(0, dtype=torch.int64, device=self.device)
+        s = state.rows(rows)
         n = self.n
         m = s.batch_size
         o = s.current.unsqueeze(1)
@@ -482,29 +432,11 @@ class VectorHeuristic:
         return torch.where(action >= 0, action, cheapest)
 
 
-def heuristic_actions(engine: BatchedHearts, rows: torch.Tensor | None = None, *, exact: bool = False) -> torch.Tensor:
-    """The reference heuristic bot's action for the seat to move in each of ``rows`` (all rows when
-    ``None``; an index tensor or a boolean mask), as a ``(len(rows),)`` int64 tensor on the engine's
-    device. Uses ``VectorHeuristic`` while the reference bot's source is the one it reproduces
-    (``REFERENCE_FINGERPRINT``), else (or with ``exact``) the reference bot row by row. A
-    ``MixedBatchedHearts`` asks each of its parts for its own rows."""
-    from .multi import MixedBatchedHearts
-
-    if isinstance(engine, MixedBatchedHearts):
-        return engine.heuristic_actions(rows)
-    cache: Any = getattr(engine, "_heuristic", None)
-    if cache is None:
-        vector = None
-        vector = VectorHeuristic(engine)
-        cache = (vector, BatchedHeuristic(engine))
-        engine._heuristic = cache  # type: ignore[attr-defined]
-    vector, exact_bot = cache
-    if exact or vector is None:
-        return exact_bot(rows)
-    rows = row_indices(engine, rows)
-    if rows.numel() == 0:
-        return torch.zeros(0, dtype=torch.int64, device=engine.device)
-    return vector(rows)
+def heuristic_actions(engine: BatchEngine, rows: torch.Tensor | None = None) -> torch.Tensor:
+    """The reference heuristic bot's action for the seat to move in each of ``rows`` of ``engine`` (all
+    rows for ``None``; an index tensor or a boolean mask): ``engine.heuristic_actions(rows)``, a
+    ``(len(rows),)`` int64 tensor on the engine's device."""
+    return engine.heuristic_actions(rows)
 
 
-__all__ = ["REFERENCE_FINGERPRINT", "BatchedHeuristic", "VectorHeuristic", "heuristic_actions", "reference_fingerprint"]
+__all__ = ["VectorHeuristic", "heuristic_actions"]

@@ -3,9 +3,10 @@ side, rows ``[0, B_1)`` playing the first rule set, the next ``B_2`` rows the se
 
 The observation encoding has a fixed size for every rule set and carries the rule options, so one
 network can read every row; this class gives such a network (and a trainer) the interface of a single
-engine: ``observe`` ``(B, D)``, ``legal_mask`` ``(B, 68)``, ``current_player``, ``step`` and a
-``StepResult`` over all rows. Every part keeps its own generator, so the mixture is as reproducible as
-its parts. All rule sets must have the same number of players (seat-indexed results stay ``(B, N)``).
+engine (``hearts_env.batched.protocols.BatchEngine``): ``observe`` ``(B, D)``, ``legal_mask`` ``(B, 68)``,
+``current_player``, ``step`` and a ``StepResult`` over all rows, ``heuristic_actions``. Every part
+keeps its own generator, so the mixture is as reproducible as its parts. All rule sets must have the
+same number of players (seat-indexed results stay ``(B, N)``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import torch
 from ..core.rules import Rules
 from .batch import BatchedHearts
 from .engine import StepResult
+from .state import row_index
 
 
 class MixedBatchedHearts:
@@ -65,6 +67,7 @@ class MixedBatchedHearts:
 
     @property
     def generators(self) -> dict[str, torch.Generator]:
+        """Each part's generator, by the names checkpoints store them under."""
         return {f"engine{i}": part.generator for i, part in enumerate(self.parts)}
 
     @property
@@ -73,6 +76,11 @@ class MixedBatchedHearts:
 
     def legal_mask(self) -> torch.Tensor:
         return torch.cat([part.legal_mask() for part in self.parts])
+
+    def legal_sets(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """``BatchedHearts.legal_sets`` over all rows."""
+        sets = [part.legal_sets() for part in self.parts]
+        return torch.cat([cards for cards, _ in sets]), torch.cat([special for _, special in sets])
 
     def observe(self, out: torch.Tensor | None = None) -> torch.Tensor:
         if out is None:
@@ -91,19 +99,16 @@ class MixedBatchedHearts:
         )
 
     def heuristic_actions(self, rows: torch.Tensor | None = None) -> torch.Tensor:
-        """The heuristic bot's actions for ``rows`` (indices or a boolean mask; ``None``: all)."""
-        from .heuristic import heuristic_actions
-
+        """The heuristic bot's actions for ``rows`` (indices or a boolean mask; ``None``: all), each row
+        asked of the part that plays it."""
         if rows is None:
-            return torch.cat([heuristic_actions(part, None) for part in self.parts])
-        rows = rows.to(self.device)
-        if rows.dtype == torch.bool:
-            rows = torch.nonzero(rows).flatten()
+            return torch.cat([part.heuristic_actions(None) for part in self.parts])
+        rows = row_index(rows, self.batch_size, self.device)
         actions = torch.zeros(rows.numel(), dtype=torch.int64, device=self.device)
         for part, a, b in self._spans():
             mine = (rows >= a) & (rows < b)
             if bool(mine.any()):
-                actions[mine] = heuristic_actions(part, rows[mine] - a)
+                actions[mine] = part.heuristic_actions(rows[mine] - a)
         return actions
 
     def load_seeded(self, rows: Sequence[int], seeds: Sequence[int]) -> None:

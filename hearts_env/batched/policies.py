@@ -1,23 +1,26 @@
-"""Batched policies: one action per row for a ``BatchedHearts`` (or any ``(B, A)`` legal mask).
+"""Batched policies: ``hearts_env.batched.protocols.BatchPolicy`` implementations for any ``BatchEngine``.
 
 - ``UniformRandomPolicy``: uniform over the legal actions of each row, one random number per row,
-  drawn from a ``torch.Generator`` (works from the engine's legal bit sets, without the ``(B, 68)``
-  mask); ``sample_uniform(mask, generator)`` does the same from any boolean mask.
+  drawn from a ``torch.Generator``; ``sample_uniform(mask, generator)`` does the same from any boolean
+  mask.
 - ``ModulePolicy``: any ``torch.nn.Module`` mapping observations ``(B, D)`` to logits ``(B, 68)``;
   illegal actions are masked out, then the action is sampled (or the arg-max taken).
+- ``HeuristicPolicy``: the heuristic bot (``engine.heuristic_actions``).
 
-Every policy is a callable ``policy(engine) -> (B,) int64`` on the engine's device, so a rollout loop
-is ``engine.step(policy(engine))``.
+Each acts for chosen rows given their observations and masks (``act(engine, rows, obs, mask,
+generator=None)``), as rollouts, training opponents and evaluation call them. Each is also a callable
+``policy(engine) -> (B,) int64`` for all rows, so a rollout loop can be ``engine.step(policy(engine))``;
+the uniform policy then works from the engine's legal bit sets, without building the ``(B, 68)`` mask.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import torch
 
-if TYPE_CHECKING:
-    from .batch import BatchedHearts
+from .batch import BatchedHearts
+from .bits import BitTables
+from .multi import MixedBatchedHearts
+from .protocols import BatchEngine
 
 _FIELD_BASES = (0, 13, 26, 39, 52, 65)  # first action id of each 13-bit field (4 suits, 16 special bits)
 
@@ -33,8 +36,25 @@ def _select_table(device: torch.device) -> torch.Tensor:
     return table.to(device)
 
 
+def sample_uniform(mask: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+    """A uniformly random allowed index per row of a ``(B, A)`` boolean mask (every row must allow one)."""
+    counts = mask.sum(1)
+    u = torch.rand(counts.shape, generator=generator, device=mask.device)
+    r = torch.minimum((u * counts).long(), counts - 1)
+    cumulative = mask.long().cumsum(1)
+    return (cumulative <= r.unsqueeze(1)).sum(1)
+
+
+def _all_rows(engine: BatchEngine) -> torch.Tensor:
+    return torch.arange(engine.batch_size, device=engine.device)
+
+
 class UniformRandomPolicy:
-    """Uniformly random legal actions, seeded by a ``torch.Generator`` on the engine's device."""
+    """Uniformly random legal actions, seeded by a ``torch.Generator`` on the engine's device. ``act``
+    and ``policy(engine)`` draw the same actions from the same generator state (the r-th legal action
+    for the same uniform number ``u`` per row)."""
+
+    name = "random"
 
     def __init__(self, device: torch.device | str = "cpu", seed: int | None = None) -> None:
         self.device = torch.empty(0, device=device).device
@@ -45,14 +65,24 @@ class UniformRandomPolicy:
             self.generator.manual_seed(int(seed))
         self.select = _select_table(self.device)
         self.bases = torch.tensor(_FIELD_BASES, dtype=torch.int64, device=self.device)
-        from .bits import BitTables
-
         self.bits = BitTables(self.device)
 
-    def __call__(self, engine: BatchedHearts) -> torch.Tensor:
-        state = engine.state
-        cards = self.bits.fields(state.legal_cards)  # (B, 4)
-        special = state.legal_special.unsqueeze(1)
+    def act(
+        self,
+        engine: BatchEngine,
+        rows: torch.Tensor,
+        obs: torch.Tensor,
+        mask: torch.Tensor,
+        generator: torch.Generator | None = None,
+    ) -> torch.Tensor:
+        """A uniformly random legal action per row of ``mask`` (``generator``, else the policy's own)."""
+        return sample_uniform(mask, self.generator if generator is None else generator)
+
+    def __call__(self, engine: BatchedHearts | MixedBatchedHearts) -> torch.Tensor:
+        """Actions for all rows, from the engine's legal bit sets (``legal_sets``): no mask is built."""
+        legal_cards, legal_special = engine.legal_sets()
+        cards = self.bits.fields(legal_cards)  # (B, 4)
+        special = legal_special.unsqueeze(1)
         fields = torch.cat([cards, special & 0x1FFF, special >> 13], 1)  # (B, 6)
         counts = self.bits.popcount.index_select(0, fields.view(-1)).view_as(fields)
         cumulative = counts.cumsum(1)
@@ -67,33 +97,65 @@ class UniformRandomPolicy:
         return self.bases.index_select(0, which.view(-1)) + position
 
 
-def sample_uniform(mask: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-    """A uniformly random allowed index per row of a ``(B, A)`` boolean mask (every row must allow one)."""
-    counts = mask.sum(1)
-    u = torch.rand(counts.shape, generator=generator, device=mask.device)
-    r = torch.minimum((u * counts).long(), counts - 1)
-    cumulative = mask.long().cumsum(1)
-    return (cumulative <= r.unsqueeze(1)).sum(1)
-
-
 class ModulePolicy:
     """A ``torch.nn.Module`` from observations ``(B, D)`` to logits ``(B, 68)``, restricted to the legal
     actions: sampled from the masked softmax (``sample=True``) or the best legal action."""
 
-    def __init__(self, module: torch.nn.Module, *, sample: bool = True, generator: torch.Generator | None = None):
+    def __init__(
+        self,
+        module: torch.nn.Module,
+        *,
+        sample: bool = True,
+        generator: torch.Generator | None = None,
+        name: str = "module",
+    ) -> None:
         self.module = module
         self.sample = sample
         self.generator = generator
+        self.name = name
 
     @torch.no_grad()
-    def __call__(self, engine: BatchedHearts) -> torch.Tensor:
-        mask = engine.legal_mask()
-        logits = self.module(engine.observe())
-        logits = logits.masked_fill(~mask, float("-inf"))
+    def act(
+        self,
+        engine: BatchEngine,
+        rows: torch.Tensor,
+        obs: torch.Tensor,
+        mask: torch.Tensor,
+        generator: torch.Generator | None = None,
+    ) -> torch.Tensor:
+        """The module's choice per row of ``obs`` among the legal actions of ``mask`` (sampled with
+        ``generator``, else the policy's own)."""
+        logits = self.module(obs).masked_fill(~mask, float("-inf"))
         if not self.sample:
             return logits.argmax(1)
         probs = torch.softmax(logits.float(), 1)
-        return torch.multinomial(probs, 1, generator=self.generator).squeeze(1)
+        return torch.multinomial(probs, 1, generator=self.generator if generator is None else generator).squeeze(1)
+
+    def __call__(self, engine: BatchEngine) -> torch.Tensor:
+        """Actions for all rows from the engine's observations and masks."""
+        return self.act(engine, _all_rows(engine), engine.observe(), engine.legal_mask())
 
 
-__all__ = ["ModulePolicy", "UniformRandomPolicy", "sample_uniform"]
+class HeuristicPolicy:
+    """The heuristic bot (``hearts_env.bots.HeuristicBot``'s choices, computed by the engine's
+    ``heuristic_actions``): it needs neither ``obs`` nor ``mask``, nor random numbers."""
+
+    name = "heuristic"
+
+    def act(
+        self,
+        engine: BatchEngine,
+        rows: torch.Tensor,
+        obs: torch.Tensor,
+        mask: torch.Tensor,
+        generator: torch.Generator | None = None,
+    ) -> torch.Tensor:
+        """The bot's action for the seat to move in each of ``rows``."""
+        return engine.heuristic_actions(rows)
+
+    def __call__(self, engine: BatchEngine) -> torch.Tensor:
+        """The bot's actions for all rows."""
+        return engine.heuristic_actions(None)
+
+
+__all__ = ["HeuristicPolicy", "ModulePolicy", "UniformRandomPolicy", "sample_uniform"]

@@ -1,7 +1,11 @@
 """The two interfaces of the batched room, declared once.
 
 - ``BatchEngine``: what every batched engine offers (``BatchedHearts``, ``MixedBatchedHearts``):
-  ``B`` tables stepping together, the seat to move in each row, its legal mask and observation.
+  ``B`` tables stepping together, the seat to move in each row, its legal mask and observation, the
+  heuristic bot's choice, the rule set of each row (``rules_list[rules_index[row]]``; one rule set:
+  ``rules_list == [rules]`` and ``rules_index`` all zeros), its random generators by checkpoint name,
+  seeded deals and a checkpointable state. Code that takes an engine asks for these, never for its
+  class, so a mixture of rule sets and a single one are used alike.
 - ``BatchPolicy``: the one batched-policy interface: actions for chosen rows of an engine, given
   those rows' observations and masks (``act``). Rollouts, opponents in training and evaluation
   all call it; a policy that needs neither ``obs`` nor ``mask`` ignores them.
@@ -14,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import torch
 
+from ..core.rules import Rules
 from .engine import StepResult
 
 
@@ -24,6 +29,17 @@ class BatchEngine(Protocol):
     batch_size: int
     device: torch.device
     num_players: int
+    #: the first (or only) rule set
+    rules: Rules
+    #: every rule set played, in the order of ``rules_index``
+    rules_list: list[Rules]
+    #: ``(B,)`` int64: the index into ``rules_list`` of the rule set each row plays
+    rules_index: torch.Tensor
+
+    @property
+    def generators(self) -> dict[str, Any]:
+        """The engine's random generators by the names a checkpoint stores them under."""
+        ...
 
     @property
     def observation_size(self) -> int: ...

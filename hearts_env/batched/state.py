@@ -94,4 +94,26 @@ class BatchState:
 
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(BatchState))
 
-__all__ = ["FIELD_NAMES", "BatchState"]
+
+def row_index(rows: torch.Tensor | None, batch_size: int, device: torch.device) -> torch.Tensor:
+    """``rows`` of a batch as a 1-D int64 index tensor on ``device``: every row for ``None``, the true
+    rows of a ``(batch_size,)`` boolean mask, or the given indices. Every engine method that takes rows
+    accepts these three forms; anything else raises ``ValueError`` naming what was wrong."""
+    if rows is None:
+        return torch.arange(batch_size, device=device)
+    if not isinstance(rows, torch.Tensor):
+        raise ValueError(f"rows must be a tensor of indices or a boolean mask, got {type(rows).__name__}")
+    rows = rows.to(device)
+    if rows.dtype == torch.bool:
+        if rows.shape != (batch_size,):
+            raise ValueError(f"a boolean rows mask must have shape ({batch_size},), got {tuple(rows.shape)}")
+        return torch.nonzero(rows).flatten()
+    if rows.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8) or rows.dim() != 1:
+        raise ValueError(f"rows must be a 1-D integer or boolean tensor, got {rows.dtype} of shape {tuple(rows.shape)}")
+    if rows.numel() and bool(((rows < 0) | (rows >= batch_size)).any()):
+        bad = rows[(rows < 0) | (rows >= batch_size)][:5].tolist()
+        raise ValueError(f"rows {bad} are outside the batch of {batch_size} rows")
+    return rows.long()
+
+
+__all__ = ["FIELD_NAMES", "BatchState", "row_index"]

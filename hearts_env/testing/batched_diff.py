@@ -12,23 +12,41 @@ The smoosh shuffle is the one thing the two engines draw differently (a torch ge
 Python's ``random``): a deal that can smoosh is loaded into its row with the reference deal's shuffle
 (``Deal.smoosh_permutation``), so both engines move the same cards.
 
-The tests and the device checks use this; it raises ``AssertionError`` describing the first difference.
+With ``heuristic=True`` it checks ``engine.heuristic_actions`` against ``hearts_env.bots.HeuristicBot``
+at every decision, over play that mixes the heuristic's choices with random ones (``heuristic_share``).
+
+``check_batched_engine(engine_factory, rules, deals)`` runs both checks on an engine a user made.
+The tests and the device checks use these; they raise ``AssertionError`` describing the first difference.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 
 from ..batched.batch import BatchedHearts
-from ..batched.params import DEALER_CHOICE_KIND, SMOOSH, kind_name
-from ..core.actions import NUM_ACTIONS
+from ..bots import HeuristicBot
+from ..core.actions import NUM_ACTIONS, action_name, mask_array
+from ..core.cards import cards_of, format_cards
 from ..core.deal import Deal, mask_to_actions
 from ..core.rules import Rules
+from ..obs import OFFSETS, SEGMENTS, encode
+
+#: Makes the engine under test: ``factory(rules, batch_size, device, seed)``. The engine must offer what
+#: ``BatchedHearts`` does for these checks: a ``hearts_env.batched.BatchEngine`` (``legal_mask``,
+#: ``current_player``, ``observe``, ``heuristic_actions``, ``step``, ...) with ``export(row)`` and ``load``.
+EngineFactory = Callable[[Rules, int, "torch.device | str", int], BatchedHearts]
+
+
+def default_engine(rules: Rules, batch_size: int, device: torch.device | str, seed: int) -> BatchedHearts:
+    """The engine of this project: ``BatchedHearts(rules, batch_size, device=device, seed=seed)``."""
+    return BatchedHearts(rules, batch_size, device=device, seed=seed)
 
 
 def pass_kinds_of(rules: Rules) -> list[str]:
@@ -65,31 +83,39 @@ def play_against_reference(
     observations: bool = False,
     first_deals: list[dict[str, Any]] | None = None,
     heuristic: bool = False,
+    heuristic_share: float = 1.0,
     max_steps: int = 100_000,
+    engine_factory: EngineFactory = default_engine,
 ) -> DiffReport:
     """Play ``deals`` deals (default: one per row) through both engines and compare them (module doc).
 
-    The first deal of each row is loaded with a random pass kind (any kind the rules allow, dealer's
-    choice included), a random dealer and, with ``totals``, random totals before the deal for half the
+    The first deal of each row is loaded with a pass kind (the kinds the rules allow, dealer's choice
+    included, in a random order, row after row: every kind is played when there are at least as many
+    rows as kinds), a random dealer and, with ``totals``, random totals before the deal for half the
     rows; or, for the first rows, the ``hearts_env.Deal`` keyword arguments in ``first_deals`` (hands,
     kitty, dealer, pass_kind, totals). Later deals are the engine's own automatic resets.
 
-    With ``heuristic``, every seat plays the heuristic bot instead of random actions: the batched
-    ``heuristic_actions`` must choose what ``hearts_env.bots.HeuristicBot`` chooses from the reference
-    deal's observation (``hearts_env.env.encoding.encode``) and mask.
+    With ``heuristic``, at every decision the engine's ``heuristic_actions`` must choose what
+    ``hearts_env.bots.HeuristicBot`` chooses from the reference deal's observation
+    (``hearts_env.obs.encode``) and mask; the heuristic's choice is played at a share
+    ``heuristic_share`` of the decisions (1: always), a random legal action at the others, so the
+    check covers the situations random play reaches as well as those the heuristic steers to.
     """
+    if not 0.0 <= heuristic_share <= 1.0:
+        raise ValueError(f"heuristic_share must be between 0 and 1, got {heuristic_share}")
     target = batch_size if deals is None else deals
     rng = random.Random(seed)
-    engine = BatchedHearts(rules, batch_size, device=device, seed=seed)
+    engine = engine_factory(rules, batch_size, device, seed)
     n = rules.num_players
     kinds = pass_kinds_of(rules)
+    kinds = rng.sample(kinds, len(kinds))
     report = DiffReport()
     refs: list[Deal | None] = [None] * batch_size
     # ---- first deals: explicit, with every pass kind
     rows, hands, kitties, dealers, pass_kinds, perms, tots = [], [], [], [], [], [], []
     for row in range(batch_size):
         spec = engine.export(row)
-        kind = rng.choice(kinds)
+        kind = kinds[row % len(kinds)]
         dealer = rng.randrange(n)
         before = [rng.randrange(-30, 130) for _ in range(n)] if totals and rng.random() < 0.5 else [0] * n
         if first_deals is not None and row < len(first_deals):
@@ -124,29 +150,18 @@ def play_against_reference(
             refs[row] = _follow(engine, row, rng, report)
         else:
             report.pass_kinds[pass_kinds[rows.index(row)]] += 1
-    encode = None
-    if observations or heuristic:
-        from ..obs import encode
-    bot = None
-    if heuristic:
-        import numpy as np
-
-        from ..batched.heuristic import heuristic_actions
-        from ..bots.heuristic import HeuristicBot
-
-        bot = HeuristicBot(rules)
+    bot = HeuristicBot(rules) if heuristic else None
     while report.deals < target:
         if report.steps >= max_steps:
             raise AssertionError(f"no end after {max_steps} steps ({report.deals} of {target} deals)")
-        state = engine.state
-        cards = state.legal_cards.tolist()
-        special = state.legal_special.tolist()
-        current = state.current.tolist()
+        masks = np.packbits(engine.legal_mask().cpu().numpy(), axis=1, bitorder="little")
+        legal_sets = [int.from_bytes(row.tobytes(), "little") for row in masks]
+        current = engine.current_player.tolist()
         obs = engine.observe().cpu().numpy() if observations else None
-        chosen = heuristic_actions(engine).tolist() if heuristic else None
+        chosen = engine.heuristic_actions().tolist() if heuristic else None
         actions = []
         for row in range(batch_size):
-            legal = cards[row] | special[row] << 52
+            legal = legal_sets[row]
             ref = refs[row]
             if ref is not None:
                 if legal != ref.legal_mask() or current[row] != ref.current_player:
@@ -155,7 +170,7 @@ def play_against_reference(
                         f"{current[row]} legal {mask_to_actions(legal)}, reference seat {ref.current_player} "
                         f"legal {ref.legal_actions()}\n  deal: {_describe(ref)}"
                     )
-                if obs is not None and encode is not None:
+                if obs is not None:
                     expected = encode(ref, ref.current_player)
                     if not (obs[row] == expected).all():
                         raise AssertionError(_obs_difference(obs[row], expected, row, ref))
@@ -163,15 +178,17 @@ def play_against_reference(
             choices = mask_to_actions(legal)
             if not choices or max(choices) >= NUM_ACTIONS:
                 raise AssertionError(f"row {row}: empty or invalid legal set {choices}")
-            action = rng.choice(choices) if chosen is None else chosen[row]
-            if ref is not None and bot is not None and encode is not None:
-                legal_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-                legal_mask[choices] = 1
-                expected_action = bot.act({"observation": encode(ref, ref.current_player), "action_mask": legal_mask})
-                if expected_action != action:
+            if chosen is None or (heuristic_share < 1.0 and rng.random() >= heuristic_share):
+                action = rng.choice(choices)
+            else:
+                action = chosen[row]
+            if ref is not None and bot is not None and chosen is not None:
+                observation = {"observation": encode(ref, ref.current_player), "action_mask": mask_array(legal)}
+                expected_action = bot.act(observation)
+                if expected_action != chosen[row]:
                     raise AssertionError(
-                        f"row {row}: batched heuristic chose {action}, the reference bot {expected_action}\n"
-                        f"  deal: {_describe(ref)}"
+                        f"row {row}, decision {len(ref.actions)}: the engine's heuristic chose {chosen[row]}, "
+                        f"the reference bot {expected_action}\n  deal: {_describe(ref)}"
                     )
             if ref is not None:
                 ref.apply_action(action)
@@ -216,8 +233,8 @@ def _follow(engine: BatchedHearts, row: int, rng: random.Random, report: DiffRep
     cycle_pos = spec.pop("cycle_pos")
     perm = spec.pop("smoosh_perm")
     ref = Deal(engine.rules, seed=rng.getrandbits(32), **spec)
-    code = engine.state.deal_kind[row].item()
-    if code in (SMOOSH, DEALER_CHOICE_KIND):
+    kind = spec["pass_kind"]
+    if kind in ("smoosh", "dealer_choice"):
         wanted = ref.smoosh_permutation()
         if wanted != perm:
             engine.load(
@@ -230,14 +247,11 @@ def _follow(engine: BatchedHearts, row: int, rng: random.Random, report: DiffRep
                 totals=[spec["totals"]],
                 cycle_pos=cycle_pos,
             )
-    report.pass_kinds[kind_name(code, engine.num_players)] += 1
+    report.pass_kinds[kind] += 1
     return ref
 
 
 def _describe(ref: Deal) -> str:
-    from ..core.actions import action_name
-    from ..core.cards import cards_of, format_cards
-
     hands = " | ".join(format_cards(cards_of(h)) for h in ref.dealt_hands)
     acts = " ".join(action_name(a) for a in ref.actions)
     return (
@@ -247,8 +261,6 @@ def _describe(ref: Deal) -> str:
 
 
 def _obs_difference(got: Any, expected: Any, row: int, ref: Deal) -> str:
-    from ..obs import OFFSETS, SEGMENTS
-
     diffs = []
     for seg in SEGMENTS:
         start = OFFSETS[seg.name]
@@ -262,8 +274,44 @@ def _obs_difference(got: Any, expected: Any, row: int, ref: Deal) -> str:
     return f"row {row}, observation of seat {ref.current_player} differs: " + "; ".join(diffs) + f"\n  {_describe(ref)}"
 
 
+def check_batched_engine(
+    engine_factory: EngineFactory,
+    rules: Rules | str,
+    deals: int = 64,
+    *,
+    batch_size: int = 16,
+    seed: int = 0,
+    device: torch.device | str = "cpu",
+    heuristic: bool = True,
+) -> DiffReport:
+    """Check an engine made by ``engine_factory`` against the reference engine over ``deals`` deals of
+    ``rules`` (``pettingzoo.test.api_test`` in spirit): legal sets, seats to move, observations, done
+    flags and scores under random play (every pass kind the rules allow, random totals), then, with
+    ``heuristic``, ``heuristic_actions`` against ``HeuristicBot`` over half-heuristic, half-random
+    play. Returns what the first run covered; raises ``AssertionError`` at the first difference."""
+    rules = Rules.load(rules)
+    report = play_against_reference(
+        rules, batch_size, deals=deals, seed=seed, device=device, observations=True, engine_factory=engine_factory
+    )
+    if heuristic:
+        play_against_reference(
+            rules,
+            batch_size,
+            deals=deals,
+            seed=seed + 1,
+            device=device,
+            heuristic=True,
+            heuristic_share=0.5,
+            engine_factory=engine_factory,
+        )
+    return report
+
+
 __all__ = [
     "DiffReport",
+    "EngineFactory",
+    "check_batched_engine",
+    "default_engine",
     "pass_kinds_of",
     "play_against_reference",
 ]
