@@ -4,6 +4,7 @@ env's text render written with the narration's cards and points."""
 from __future__ import annotations
 
 import io
+import random
 
 import pytest
 
@@ -14,6 +15,7 @@ from hearts_env.core import parse_card
 from hearts_env.core.cards import QS
 from hearts_env.narrate.narrator import COMPASS, Narrator, seat_names
 from hearts_env.narrate.render import render_text
+from hearts_env.narrate.replay import replay_steps
 from hearts_env.narrate.style import Style, visible_len
 
 
@@ -159,3 +161,37 @@ def test_a_wide_score_table_goes_in_blocks_of_seats() -> None:
     assert [name for block in blocks for name in block.split("\n")[0].split()] == names
     totals = [int(x) for block in blocks for x in block.split("\n")[-1].split()[1:]]
     assert totals == list(match.totals)
+
+
+def random_match(rules: Rules, seed: int, stop: int | None = None) -> Match:
+    rng = random.Random(seed)
+    match = Match(rules, seed=seed)
+    while not match.is_terminal() and (stop is None or len(match.history) < stop or len(match.deal.actions) < 20):
+        match.apply_action(rng.choice(match.legal_actions()))
+    return match
+
+
+def test_replay_steps_replay_every_action_of_a_match() -> None:
+    rules = Rules.preset("omnibus", game_end_threshold=40)
+    match = random_match(rules, 5)
+    narrator = Narrator(rules, seat_names(4, None), Style(False), None)
+    steps = list(replay_steps(match, narrator))
+    assert [s.kind for s in steps if s.kind != "action"] == ["deal", "end"] * len(match.history) + ["over"]
+    assert sum(s.kind == "action" for s in steps) == sum(len(h.deal.actions) for h in match.history)
+    ends = [s for s in steps if s.kind == "end"]
+    for end, summary in zip(ends, match.history, strict=True):
+        assert end.deal is not summary.deal and end.deal.scores == summary.deal.scores  # replayed, not reused
+        assert end.totals == list(summary.totals)
+        assert end.lines[-1] == narrator.totals_line(summary.totals) or summary.deal.cancelled
+    assert sum(s.trick_done for s in steps) == sum(len(h.deal.trick_winners) for h in match.history)
+    assert steps[-1].lines[0].startswith("Match over: ")
+
+
+def test_replay_steps_of_a_record_that_stops_inside_a_deal() -> None:
+    rules = Rules.preset("standard")
+    match = random_match(rules, 2, stop=1)
+    assert not match.over and match.deal.actions
+    narrator = Narrator(rules, seat_names(4, None), Style(False), None)
+    steps = list(replay_steps(match, narrator))
+    assert steps[-1].kind == "unfinished" and "the record ends here" in steps[-1].lines[0]
+    assert steps[-1].deal.hands == match.deal.hands and steps[-1].number == 2
