@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
+if not os.environ.get("CI"):  # in CI the web extra is installed: a missing one fails the import below
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient
 

@@ -298,8 +298,12 @@ function renderPrompt() {
   const s = game;
   if (s.finished) {
     const w = s.winners ? s.winners.map((p) => s.names[p]).join(", ") : "";
-    setPrompt(s.single_deal ? "The deal is over." : `Game over: ${w} ${s.winners && s.winners.length === 1 && w !== "You" ? "wins" : "win"}.`, "done");
-  } else if (s.deal_over) setPrompt("The deal is over.", "done");
+    const scores = s.deal_scores ? " Deal scores: " + s.deal_scores.map((x, p) => `${s.names[p]} ${x >= 0 ? "+" : ""}${x}`).join(" · ") : "";
+    setPrompt(s.single_deal ? `The deal is over.${scores}` : `Game over: ${w} ${s.winners && s.winners.length === 1 && w !== "You" ? "wins" : "win"}.`, "done");
+  } else if (s.deal_over) {
+    const scores = s.deal_scores ? s.deal_scores.map((x, p) => `${s.names[p]} ${x >= 0 ? "+" : ""}${x}`).join(" · ") : "";
+    setPrompt(scores ? `Deal over: ${scores}` : "The deal was void: it is dealt again.", "done");
+  }
   else if (s.your_turn) {
     const d = s.decision;
     if (d.kind === "pass") setPrompt(`${d.prompt}: choose ${d.count} card${d.count === 1 ? "" : "s"}, then confirm.`, "turn");
@@ -362,6 +366,7 @@ function renderHand() {
   const box = $("hand");
   const hadFocus = box.contains(document.activeElement);
   box.replaceChildren();
+  document.querySelector(".keys").classList.toggle("hidden", s.seat === null);
   if (s.seat === null) { box.classList.add("hidden"); return; }
   box.classList.remove("hidden");
   const cards = [...(s.hands[String(s.seat)] || [])].sort(cardSort);
