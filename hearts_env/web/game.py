@@ -280,6 +280,7 @@ class WebGame:
         your_turn = human is not None and to_move == human
         decision: dict[str, Any] | None = None
         if your_turn:
+            assert human is not None
             legal = deal.legal_actions()
             if legal[0] >= NUM_CARDS:
                 decision = {

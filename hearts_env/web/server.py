@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,7 @@ def create_app(
         {"name": p, "description": PRESET_DESCRIPTIONS[p], "num_players": Rules.load(p).num_players} for p in PRESETS
     ]
 
-    def guarded(handler):  # type: ignore[no-untyped-def]
+    def guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             try:
                 return await handler(request)
