@@ -765,6 +765,14 @@ def test_an_ascii_terminal_gets_ascii_suits(tmp_path: Path) -> None:
         assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr
         assert "Deal scores:" in out and re.search(r"\b(10|[2-9JQKA])[SHDC]\b", out)
     assert "2C" in out and "South" in out
+    tournament = subprocess.run(  # other subcommands' text: spelled in ASCII by the output stream
+        [sys.executable, "-m", "hearts_env", "tournament", "heuristic", "random", "--deals", "2", "--no-progress"],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    assert tournament.returncode == 0, tournament.stderr
+    assert "Tournament - standard - 4 seats - 2 duplicate deals x 4 rotations" in tournament.stdout.decode("ascii")
 
 
 def scripted_all_hearts(confirm_forced: bool) -> tuple[PlaySession, list[str], io.StringIO]:
@@ -831,6 +839,7 @@ def test_replay_names_the_seats_as_play_does(tmp_path: Path) -> None:
         assert f"{name} passes" in replay and f"{name}: heuristic" in play.stdout
     assert "South passes" in replay and "Seat " not in replay  # the person's seat, by its compass point
     assert "You pass" in play.stdout
+    assert re.search(r"^winners: (South|West|North|East)", hearts("selfplay").stdout, re.M)
 
 
 def one_line_error(result: subprocess.CompletedProcess[str], prog: str) -> str:

@@ -3,6 +3,7 @@ env's text render written with the narration's cards and points."""
 
 from __future__ import annotations
 
+import codecs
 import io
 import random
 
@@ -16,7 +17,7 @@ from hearts_env.core.cards import QS
 from hearts_env.narrate.narrator import COMPASS, Narrator, seat_names
 from hearts_env.narrate.render import render_text
 from hearts_env.narrate.replay import replay_steps
-from hearts_env.narrate.style import Style, visible_len
+from hearts_env.narrate.style import Style, spell_unencodable, visible_len
 
 
 def test_one_naming_of_seats_for_play_and_replay() -> None:
@@ -195,3 +196,12 @@ def test_replay_steps_of_a_record_that_stops_inside_a_deal() -> None:
     steps = list(replay_steps(match, narrator))
     assert steps[-1].kind == "unfinished" and "the record ends here" in steps[-1].lines[0]
     assert steps[-1].deal.hands == match.deal.hands and steps[-1].number == 2
+
+
+def test_an_output_stream_spells_what_it_cannot_encode() -> None:
+    codecs.register_error("hearts-ascii", spell_unencodable)
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="ascii", errors="hearts-ascii")
+    stream.write("3 deals × 4 · Q♠ 10♥ é\n")
+    stream.flush()
+    assert raw.getvalue() == b"3 deals x 4 - QS 10H ?\n"

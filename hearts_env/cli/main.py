@@ -18,6 +18,7 @@ data directory, so playing never litters the working directory.
 from __future__ import annotations
 
 import argparse
+import codecs
 import io
 import os
 import random
@@ -25,6 +26,8 @@ import sys
 from collections.abc import Callable, Sequence
 
 from ..core import HeartsError, Match, Rules, RulesError
+from ..narrate.narrator import seat_names
+from ..narrate.style import spell_unencodable
 from . import tournament
 from .options import OneLineParser, add_rules_options, rules_overrides
 from .play import play_command
@@ -43,7 +46,8 @@ def selfplay_command(args: argparse.Namespace) -> int:
         tag = " (cancelled)" if summary.deal.cancelled else ""
         kind = summary.deal.pass_kind
         print(f"deal {summary.number:>2} {kind:<8} scores {list(summary.scores)} totals {list(summary.totals)}{tag}")
-    print(f"winners: {', '.join(f'seat {p}' for p in match.winners)} ({match.end_reason})")
+    names = seat_names(rules.num_players, None)
+    print(f"winners: {', '.join(names[p] for p in match.winners)} ({match.end_reason})")
     return 0
 
 
@@ -148,10 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``hearts`` command. Output into a pipe closed early (``hearts tournament ... | head``) ends
     quietly with status 1, as Python's documentation recommends, without a traceback. Text the output
-    cannot encode (``PYTHONIOENCODING=ascii``) is written as ``?`` rather than raising; ``hearts play``
-    and ``replay`` spell the suits in ASCII there themselves."""
-    if isinstance(sys.stdout, io.TextIOWrapper):
-        sys.stdout.reconfigure(errors="replace")
+    cannot encode (``PYTHONIOENCODING=ascii``) is spelled in ASCII (``♠`` as ``S``, ``·`` as ``-``)
+    rather than raising, whatever subcommand writes it."""
+    codecs.register_error("hearts-ascii", spell_unencodable)
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="hearts-ascii")
     try:
         code = _main(argv)
         sys.stdout.flush()  # inside the try: a closed pipe shows up here at the latest

@@ -58,6 +58,7 @@ def seat_names(num_players: int, human: int | None) -> list[str]:
 
 
 def kind_text(kind: str | None) -> str:
+    """A pass kind in words (``pass left``, ``hold (no pass)``)."""
     if kind is None:
         return "pass to be chosen by the dealer"
     if kind == "hold":
@@ -66,6 +67,7 @@ def kind_text(kind: str | None) -> str:
 
 
 def trick_points(deal: Deal, cards: Sequence[int]) -> int:
+    """The card points of ``cards`` under the deal's rules."""
     values = deal.rules.tables.card_values
     return sum(values[c] for c in cards)
 
@@ -154,6 +156,7 @@ class Narrator:
         return self.style.note(f"Forced: you play {self.style.card(card)}")
 
     def pass_description(self, deal: Deal) -> str:
+        """This deal's pass in words, with the target seat as the viewer sees it."""
         kind = deal.pass_kind if deal.pass_kind is not None else deal.cycle_kind
         if kind == "hold":
             return "hold (no pass)"
@@ -171,6 +174,7 @@ class Narrator:
         return f"pass {kind} ({k} cards)"
 
     def pass_prompt(self, deal: Deal, seat: int, count: int) -> str:
+        """The prompt asking ``seat`` for ``count`` cards to pass, naming where they go."""
         kind = deal.pass_kind
         n = deal.num_players
         cards = f"{count} card{'s' if count != 1 else ''}"
@@ -185,6 +189,7 @@ class Narrator:
         return f"Pass {cards} to {target}> "
 
     def trick_header(self, deal: Deal) -> str:
+        """``── Trick 3 of 13 ── hearts broken · points: ...``, before a trick's first card."""
         s = self.style
         t = deal.rules.tables
         pts = points_taken(deal, kitty=self.viewer is None)
@@ -230,9 +235,10 @@ class Narrator:
         return out
 
     def pass_results(self, deal: Deal) -> list[str]:
+        """What the resolved pass moved: every seat's cards in a replay, the viewer's own otherwise."""
         s = self.style
         n = deal.num_players
-        out = []
+        out: list[str] = []
         if deal.pass_kind in (None, "hold"):
             return out
         seats = range(n) if self.viewer is None else [self.viewer]
@@ -264,6 +270,7 @@ class Narrator:
         return out
 
     def card_played(self, deal: Deal, seat: int, card: int) -> list[str]:
+        """The card's line; when it completed the trick, who takes it and for how many points."""
         s = self.style
         line = f"  {self.name(seat):<{self.width}}  {s.card(card)}"
         if deal.hearts_broken and not self._broken:
@@ -291,6 +298,7 @@ class Narrator:
         return lines
 
     def deal_end(self, deal: Deal, summary: DealSummary | None) -> list[str]:
+        """A void deal, or the moon, the bonus card, the deal's scores and any exact-score resets."""
         s = self.style
         n = deal.num_players
         t = deal.rules.tables
@@ -344,6 +352,7 @@ class Narrator:
 
 
 def menu_title(deal: Deal, legal: list[int]) -> str:
+    """The question a menu of non-card actions asks the person."""
     if deal.phase == DEALER_CHOICE:
         return "You are the dealer: choose this deal's pass."
     if legal[0] in (PASS_FROM_HAND, PASS_THROUGH):
@@ -354,6 +363,7 @@ def menu_title(deal: Deal, legal: list[int]) -> str:
 
 
 def menu_text(deal: Deal, action: int) -> str:
+    """One choice of such a menu, in words."""
     n = deal.num_players
     moon = deal.rules.tables.moon_value
     if action == PASS_FROM_HAND:

@@ -14,10 +14,32 @@ from ..core.cards import HEARTS, RANK_LETTERS, SUIT_LETTERS, SUIT_MASKS, SUIT_SY
 
 #: every non-ASCII character the narration writes, spelled in ASCII for an output that cannot encode it
 ASCII_SPELLING = str.maketrans(
-    {"♣": "C", "♦": "D", "♠": "S", "♥": "H", "·": "-", "─": "-", "═": "=", "→": "->", "—": "-", "…": "..."}
+    {
+        "♣": "C",
+        "♦": "D",
+        "♠": "S",
+        "♥": "H",
+        "·": "-",
+        "─": "-",
+        "═": "=",
+        "→": "->",
+        "—": "-",
+        "…": "...",
+        "×": "x",
+        "±": "+/-",
+    }
 )
 SEPARATORS = ("·", "-")  # between the items of a line, as written and in ASCII: a line breaks after one
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def spell_unencodable(err: UnicodeError) -> tuple[str, int]:
+    """A codec error handler (``codecs.register_error``): what an output cannot encode, spelled as
+    :meth:`Style.text` does (``♠`` as ``S``, ``·`` as ``-``), anything else as ``?``."""
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    bad = err.object[err.start : err.end]
+    return bad.translate(ASCII_SPELLING).encode("ascii", "replace").decode("ascii"), err.end
 
 
 def visible_len(text: str) -> int:
