@@ -33,9 +33,10 @@ NEXT = r"Press Enter for the next deal \(q to quit\)> "
 CARD = re.compile(r"(?:(\d+):)?((?:10|[2-9JQKA])[♣♦♠♥])")
 
 
-def spawn(args: list[str], tmp_path: Path, *, colour: bool = False) -> pexpect.spawn:
+def spawn(args: list[str], tmp_path: Path, *, colour: bool = False, columns: int = 200) -> pexpect.spawn:
     env = {**os.environ, "HEARTS_GAMES_DIR": str(tmp_path / "games"), "TERM": "xterm", "PYTHONUTF8": "1"}
     env.pop("NO_COLOR", None)
+    env.pop("COLUMNS", None)  # the width is the terminal's
     if not colour:
         env["NO_COLOR"] = "1"
     return pexpect.spawn(
@@ -44,7 +45,7 @@ def spawn(args: list[str], tmp_path: Path, *, colour: bool = False) -> pexpect.s
         env=env,
         encoding="utf-8",
         timeout=15,
-        dimensions=(60, 200),
+        dimensions=(60, columns),
     )
 
 
@@ -890,3 +891,16 @@ def test_replay_refuses_a_fifo_or_a_device_without_hanging(kind: str, tmp_path: 
     )
     err = one_line_error(result, "hearts replay")
     assert str(path) in err and "not a regular file" in err
+
+
+def test_play_fits_a_narrow_terminal(tmp_path: Path) -> None:
+    """A 50-column terminal, five players: every line of the screen fits; nothing relies on the
+    terminal wrapping it."""
+    args = ["--rules", "omnibus", "--players", "5", "--seed", "1", "--deal", "--no-save", "--opponents", "random"]
+    child = spawn(args, tmp_path, columns=50)
+    screen = play_on(child)
+    child.close()
+    assert child.exitstatus == 0 and "Deal scores:" in screen
+    lines = screen.replace("\r\n", "\n").split("\n")
+    too_long = [line for line in lines if len(line) > 50]
+    assert not too_long, too_long
