@@ -752,7 +752,7 @@ def test_an_ascii_terminal_gets_ascii_suits(tmp_path: Path) -> None:
     """``PYTHONIOENCODING=ascii``: play and replay write S H D C instead of crashing."""
     record = tmp_path / "g.json"
     env = {**os.environ, "PYTHONIOENCODING": "ascii", "NO_COLOR": "1", "HEARTS_GAMES_DIR": str(tmp_path)}
-    answers = "1 2 3\n" + "1\n" * 13
+    answers = "?\n1 2 3\n" + "1\n" * 13
     args = ["play", "--deal", "--seed", "3", "--opponents", "heuristic", "--record", str(record)]
     for command in (args, ["replay", str(record)]):
         result = subprocess.run(
@@ -765,6 +765,8 @@ def test_an_ascii_terminal_gets_ascii_suits(tmp_path: Path) -> None:
         out = result.stdout.decode("ascii")  # every byte is ASCII
         assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr
         assert "Deal scores:" in out and re.search(r"\b(10|[2-9JQKA])[SHDC]\b", out)
+        if command is args:
+            assert "QS, qs, 10h, TH" in out  # the help's examples, each once
     assert "2C" in out and "South" in out
     tournament = subprocess.run(  # other subcommands' text: spelled in ASCII by the output stream
         [sys.executable, "-m", "hearts_env", "tournament", "heuristic", "random", "--deals", "2", "--no-progress"],

@@ -229,7 +229,7 @@ class PlaySession:
             if low in ("q", "quit", "exit"):
                 raise QuitGame
             if low in ("?", "h", "help"):
-                self.say(HELP_TEXT)
+                self.say(HELP_TEXT if self.style.symbols else HELP_TEXT.replace(" Q♠,", ""))  # not QS twice
                 continue
             if not line:
                 self.say("Type a card (like QS or 10h), a number from the list, ? for help or q to quit.")
