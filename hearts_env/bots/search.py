@@ -21,7 +21,13 @@ Rollout policies (``rollout=``): ``lean`` (default: a rule-based player on the e
 ducking, dumping the ♠Q and high hearts when void, leading low; it never builds observations, so it
 is the fast one), ``random`` (uniform over the legal set, on the engine directly), ``heuristic``
 (``HeuristicBot`` on each world seat's own observation vector: faithful but about 50 times slower),
-or a model directory / shipped model name (a model bot on the world's observations).
+``mixed`` / ``mixedK`` (the heuristic bot until ``K`` more tricks are complete, default 1: the rest of
+the trick in play, where the opponents' replies matter most, then lean), or a model directory /
+shipped model name (a model bot on the world's observations).
+
+Why the opponents' model matters: against random opponents PIMC with lean rollouts already beats
+the heuristic bot's result, but against heuristic opponents lean rollouts mispredict their replies;
+the ``mixed`` rollouts play the trick in progress as they would.
 
 ``ISMCTSBot`` (``make_bot("ismcts")``, ``"ismcts:iterations=400,rollout=lean"``): single-observer
 information-set MCTS: each iteration samples a world, descends a tree keyed by the observer's
@@ -54,7 +60,7 @@ from .heuristic import HeuristicBot
 from .model import load_bot
 
 SEARCH_SPECS = ("pimc", "ismcts")
-ROLLOUTS = ("lean", "random", "heuristic")
+ROLLOUTS = ("lean", "random", "heuristic", "mixed", "mixed1", "mixed2", "mixed3")
 _CARD_BITS = (1 << NUM_CARDS) - 1
 _HIGH_SPADES = (KS, AS)
 _HIGH_SPADE_MASK = (1 << KS) | (1 << AS)
@@ -258,6 +264,28 @@ class BotPolicy:
         return int(self.bot.act({"observation": encode(deal, seat), "action_mask": mask}))
 
 
+class MixedPolicy:
+    """The heuristic bot (on each seat's own observation) until ``tricks`` more tricks are complete, then
+    the lean policy: the moves nearest the decision, which matter most, by the stronger and slower
+    player. ``start(deal)`` marks where a rollout begins."""
+
+    trusted = True  # the heuristic bot and the lean policy only choose legal actions
+
+    def __init__(self, rules: Rules, rng: random.Random, seed: int | None, tricks: int = 1) -> None:
+        self.heuristic = BotPolicy(HeuristicBot(rules, seed))
+        self.lean = LeanPolicy(rules, rng)
+        self.tricks = tricks
+        self.until = 0
+
+    def start(self, deal: Deal) -> None:
+        self.until = deal.trick_number + self.tricks
+
+    def __call__(self, deal: Deal) -> int:
+        if deal.phase == PLAYING and deal.trick_number < self.until:
+            return self.heuristic(deal)
+        return self.lean(deal)
+
+
 def _best_moon_choice(deal: Deal) -> int:
     """The shooter's better option for its own deal points (ties: subtract)."""
     best, best_score = MOON_SUBTRACT, None
@@ -276,6 +304,8 @@ def make_policy(name: str, rules: Rules, rng: random.Random, seed: int | None) -
         return LeanPolicy(rules, rng)
     if name == "random":
         return RandomPolicy(rng)
+    if name.startswith("mixed"):  # mixed = mixed1: the heuristic for the rest of this trick; mixedK: K tricks
+        return MixedPolicy(rules, rng, seed, int(name[5:] or 1))
     if name == "heuristic":
         return BotPolicy(HeuristicBot(rules, seed))
     return BotPolicy(load_bot(name, rules, seed))
@@ -287,6 +317,9 @@ def rollout(deal: Deal, policy: Policy) -> Deal:
     through the engine's own trick step without the legality check again (the same state change as
     ``apply_action``, which every other action and untrusted policy goes through)."""
     apply = deal.apply_action
+    start = getattr(policy, "start", None)
+    if start is not None:
+        start(deal)
     if not getattr(policy, "trusted", False):
         while deal.phase != DONE:
             apply(policy(deal))

@@ -1,0 +1,81 @@
+"""Decisions per second of the PIMC bot at several world budgets, against the heuristic bot.
+
+    python benchmarks/search_speed.py [--rules standard] [--worlds 8 32 64] [--positions 40] [--rollout lean]
+
+Positions: every play decision with more than one legal action of a few seeded deals played by the
+heuristic bot (the observations the AEC env gives the seat to move), the first ``--positions`` of
+them. Each bot decides every position once; the figure is positions / CPU seconds of this process
+(``time.process_time``: the machine may be shared, and the bots are single-threaded), with the wall
+rate next to it.
+
+The last line is ``ours=<decisions/s> peer=<decisions/s> ratio=<ours/peer>``: ``ours`` is PIMC at the
+default budget (``PIMCBot``'s default ``worlds``, lean rollouts), ``peer`` is the heuristic bot's
+decisions/s on the same positions in the same process (the rule-based bot that the search bot is
+meant to beat), ``ratio`` their quotient.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import time
+
+from hearts_env.bots import HeuristicBot
+from hearts_env.bots.search import PIMCBot
+from hearts_env.core import Rules
+from hearts_env.core.deal import PLAYING, seeded_deal
+from hearts_env.obs import SeatedTable
+
+
+def positions(rules: Rules, count: int) -> list[dict]:
+    """Play decisions with a real choice, from heuristic self-play on seeded deals."""
+    bot = HeuristicBot(rules)
+    out: list[dict] = []
+    seed = 0
+    while len(out) < count:
+        table = SeatedTable(rules)
+        deal = seeded_deal(rules, seed)
+        table.start(deal)
+        while not deal.is_terminal():
+            obs = table.observation(deal.current_player)
+            if deal.phase == PLAYING and len(deal.legal_actions()) > 1:
+                out.append(obs)
+            table.apply(bot.act(obs))
+        seed += 1
+    return out[:count]
+
+
+def rate(bot, observations: list[dict]) -> tuple[float, float]:
+    """(decisions per CPU second, decisions per wall second)."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    for obs in observations:
+        bot.act(obs)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return len(observations) / max(cpu, 1e-9), len(observations) / max(wall, 1e-9)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rules", default="standard")
+    parser.add_argument("--worlds", type=int, nargs="+", default=[8, 32, 64])
+    parser.add_argument("--positions", type=int, default=40)
+    parser.add_argument("--rollout", default="lean")
+    args = parser.parse_args()
+    rules = Rules.load(args.rules)
+    observations = positions(rules, args.positions)
+    peer_cpu, peer_wall = rate(HeuristicBot(rules), observations)
+    print(f"heuristic: {peer_cpu:,.0f} decisions/s (CPU), {peer_wall:,.0f} wall")
+    default = inspect.signature(PIMCBot).parameters["worlds"].default
+    budgets = sorted(set(args.worlds) | {default})
+    ours = 0.0
+    for worlds in budgets:
+        cpu, wall = rate(PIMCBot(rules, 0, worlds=worlds, rollout=args.rollout), observations)
+        mark = " (default)" if worlds == default else ""
+        print(f"pimc worlds={worlds}{mark}: {cpu:,.1f} decisions/s (CPU), {wall:,.1f} wall, {1000 / cpu:,.0f} ms each")
+        if worlds == default:
+            ours = cpu
+    print(f"ours={ours:.1f} peer={peer_cpu:.1f} ratio={ours / peer_cpu:.4f}")
+
+
+if __name__ == "__main__":
+    main()
