@@ -44,7 +44,7 @@ def spawn(args: list[str], tmp_path: Path, *, colour: bool = False, columns: int
         ["-m", "hearts_env", "play", *args],
         env=env,
         encoding="utf-8",
-        timeout=15,
+        timeout=45,  # a loaded machine: the first prompt waits for imports and the bots
         dimensions=(60, columns),
     )
 
