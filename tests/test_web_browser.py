@@ -146,6 +146,7 @@ def test_play_a_deal_by_clicking_then_replay(browser, server):
     # the same table on a phone-sized window
     phone = browser.new_page(viewport={"width": 390, "height": 844})
     phone.goto(url)
+    phone.wait_for_selector("#f-seats select", state="attached")  # the page has its options
     phone.select_option("#f-mode", "spectate")
     phone.select_option("#f-speed", "250")
     phone.click("#f-start")

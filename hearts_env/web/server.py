@@ -31,7 +31,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..core import PRESET_DESCRIPTIONS, PRESETS, RecordError, Rules, load_record
+from ..narrate.narrator import seat_names
 from ..nets.store import shipped_models
+from ..obs import MAX_SEATS
 from .game import GameError, GameStore, parse_setup
 from .replay import replay_frames
 
@@ -74,6 +76,7 @@ def create_app(
     folder = Path(records_dir).expanduser() if records_dir is not None else None
     store = GameStore(max_games=max_games, idle_seconds=idle_seconds, records_dir=folder)
     choices = bot_choices()
+    names = {str(n): {"play": seat_names(n, 0), "watch": seat_names(n, None)} for n in range(3, MAX_SEATS + 1)}
     presets = [
         {"name": p, "description": PRESET_DESCRIPTIONS[p], "num_players": Rules.load(p).num_players} for p in PRESETS
     ]
@@ -96,6 +99,7 @@ def create_app(
         return JSONResponse(
             {
                 "presets": presets,
+                "seat_names": names,  # the form's seat labels: the table's own naming
                 "bots": choices,
                 "records": _records(folder),
                 "records_dir": str(folder) if folder is not None else None,

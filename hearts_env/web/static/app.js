@@ -99,14 +99,9 @@ function renderSeatChoices() {
   document.querySelectorAll(".spectate-only").forEach((x) => x.classList.toggle("hidden", !spectate));
 }
 
-function seatNames(n, human) {
-  const out = [];
-  for (let p = 0; p < n; p++) {
-    if (human === null) { out.push(`Seat ${p}`); continue; }
-    const r = (p - human + n) % n;
-    out.push(r === 0 ? "You" : n === 4 ? ["West", "North", "East"][r - 1] : `P${r}`);
-  }
-  return out;
+function seatNames(n, human) {  // the server's naming (narrate.seat_names), sent with the options
+  const names = options.seat_names[String(n)];
+  return names ? names[human === null ? "watch" : "play"] : Array.from({ length: n }, (_, p) => `Seat ${p}`);
 }
 
 function parseSettings(text) {
