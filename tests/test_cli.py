@@ -869,6 +869,8 @@ BAD_COMMANDS: list[tuple[list[str], str]] = [
     (["rules", "show", "nope"], "unknown preset 'nope'"),
     (["play", "--no-save", "--seat", "7"], "--seat must be a seat 0..3"),
     (["replay"], "the following arguments are required: record"),
+    (["tournament", "random", "--deals", "1", "--no-progress", "--output", "MISSING/x.json"], "no directory"),
+    (["tournament", "random", "--deals", "1", "--no-progress", "--output", "DIR"], "is a directory"),
 ]
 
 

@@ -25,11 +25,11 @@ import random
 import sys
 from collections.abc import Callable, Sequence
 
-from ..core import HeartsError, Match, Rules, RulesError
+from ..core import HeartsError, Match, Rules
 from ..narrate.narrator import seat_names
 from ..narrate.style import spell_unencodable
 from . import tournament
-from .options import OneLineParser, add_rules_options, rules_overrides
+from .options import OneLineParser, add_rules_options, error_line, rules_overrides
 from .play import play_command
 from .replay import replay_command
 from .rules_cmd import rules_command
@@ -179,10 +179,6 @@ def _main(argv: Sequence[str] | None) -> int:
     prog = f"hearts {args.command}"
     try:
         return args.func(args)
-    except RulesError as err:
-        option = f" (option {err.option})" if err.option else ""
-        print(f"{prog}: invalid rules{option}: {err}", file=sys.stderr)
-        return 2
-    except HeartsError as err:  # RecordError of replay among them: one line, no traceback
-        print(f"{prog}: {err}", file=sys.stderr)
+    except HeartsError as err:  # RulesError, and RecordError of replay, among them
+        print(error_line(prog, err), file=sys.stderr)
         return 2

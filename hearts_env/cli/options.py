@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..core import RulesError
+
 
 class OneLineParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line, ``hearts play: argument --set: ...``, pointing
@@ -16,6 +18,15 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def error_line(prog: str, err: Exception) -> str:
+    """The one line a subcommand says when it refuses its input (``hearts play: invalid rules
+    (option moon_mode): ...``): the command, then the reason, never a traceback."""
+    if isinstance(err, RulesError):
+        option = f" (option {err.option})" if err.option else ""
+        return f"{prog}: invalid rules{option}: {err}"
+    return f"{prog}: {err}"
 
 
 def parse_setting(text: str) -> tuple[str, Any]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..core import HeartsError, RulesError
 from ..core.rules import Rules
 from ..tournament.runner import run_tournament
-from .options import OneLineParser, add_rules_options, describe_rules, rules_overrides
+from .options import OneLineParser, add_rules_options, describe_rules, error_line, rules_overrides
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
@@ -49,8 +49,12 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     try:
         rules = Rules.load(args.rules, **overrides)
     except RulesError as err:
-        option = f" (option {err.option})" if err.option else ""
-        print(f"{name}: invalid rules{option}: {err}", file=sys.stderr)
+        print(error_line(name, err), file=sys.stderr)
+        return 2
+    output = Path(args.output) if args.output else None
+    if output is not None and (output.is_dir() or not output.parent.is_dir()):  # before the games, not after
+        problem = "is a directory" if output.is_dir() else f"no directory {output.parent}"
+        print(f"{name}: --output {output}: {problem}", file=sys.stderr)
         return 2
     try:
         result = run_tournament(
@@ -64,10 +68,14 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
             rules_label=describe_rules(args.rules, overrides),
         )
     except (ValueError, NotImplementedError, HeartsError, OSError) as err:
-        print(f"{name}: {err}", file=sys.stderr)
+        print(error_line(name, err), file=sys.stderr)
         return 2
     data = result.to_dict()
-    if args.output:
-        Path(args.output).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    if output is not None:
+        try:
+            output.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        except OSError as err:
+            print(f"{name}: --output {output}: {err.strerror or err}", file=sys.stderr)
+            return 2
     print(json.dumps(data, indent=2) if args.json else result.table())
     return 0
