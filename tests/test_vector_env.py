@@ -255,21 +255,11 @@ def test_bad_options() -> None:
         HeartsVectorEnv(2).reset(seed=[1, 2, 3])
 
 
-def _register() -> None:
-    """The registrations ``hearts_env.envs`` makes (added here when this checkout's ``__init__`` lacks them)."""
-    if "hearts_env/HeartsVector-v0" not in gymnasium.registry:
-        gymnasium.register(id="hearts_env/HeartsVector-v0", vector_entry_point="hearts_env.envs.vector:HeartsVectorEnv")
-    spec = gymnasium.spec("hearts_env/Hearts-v1")
-    if spec.vector_entry_point is None:
-        spec.vector_entry_point = "hearts_env.envs.vector:HeartsVectorEnv"
-
-
 def test_make_vec_and_record_episode_statistics() -> None:
-    _register()
-    env = gymnasium.make_vec(
-        "hearts_env/Hearts-v1", num_envs=4, vectorization_mode="vector_entry_point", opponents="random"
-    )
-    assert isinstance(env.unwrapped, HeartsVectorEnv) and env.num_envs == 4
+    import hearts_env.envs  # noqa: F401  (registers hearts_env/HeartsVector-v0)
+
+    env = gymnasium.make_vec("hearts_env/HeartsVector-v0", num_envs=4, opponents="random")
+    assert isinstance(env, HeartsVectorEnv) and env.num_envs == 4
     env = gymnasium.make_vec("hearts_env/HeartsVector-v0", num_envs=3, rules="three_player")
     assert isinstance(env, HeartsVectorEnv) and env.num_players == 3
     env = gymnasium.wrappers.vector.RecordEpisodeStatistics(env)

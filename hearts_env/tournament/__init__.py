@@ -1,12 +1,14 @@
 """Tournaments: any bots on any rule set over duplicate deals, with 95% confidence intervals.
 
 ``seeding`` (the duplicate deals and every seed), ``stats`` (Student-t and Wilson intervals),
-``results`` (``TournamentResult``: the table and the JSON) and ``runner`` (``run_tournament``: the
-games at one seated table per process, the worker pool). Needs numpy only.
+``results`` (``TournamentResult``: the table and the JSON), ``runner`` (``run_tournament``: the
+games at one seated table per process, the worker pool) and ``evaluate`` (any policy against the
+standard opponents by the benchmark protocol). Needs numpy only.
 
 May import: ``hearts_env.core``, ``hearts_env.obs``, ``hearts_env.bots`` and numpy.
 """
 
+from .evaluate import PolicyBot, as_bot, evaluate, load_policy_spec, resolve_bot_specs
 from .results import BotStats, Difference, TournamentResult
 from .runner import run_tournament
 from .seeding import deal_for_seed, deal_seeds, game_seed
@@ -15,11 +17,16 @@ from .stats import mean_interval, t_quantile, wilson_interval
 __all__ = [
     "BotStats",
     "Difference",
+    "PolicyBot",
     "TournamentResult",
+    "as_bot",
     "deal_for_seed",
     "deal_seeds",
+    "evaluate",
     "game_seed",
+    "load_policy_spec",
     "mean_interval",
+    "resolve_bot_specs",
     "run_tournament",
     "t_quantile",
     "wilson_interval",
