@@ -881,8 +881,9 @@ def test_every_subcommand_refuses_bad_input_in_one_line(args: list[str], message
     assert message in err
 
 
+@pytest.mark.parametrize("command", [["replay"], ["rules", "check"]], ids=["replay", "rules check"])
 @pytest.mark.parametrize("kind", ["fifo", "/dev/zero"])
-def test_replay_refuses_a_fifo_or_a_device_without_hanging(kind: str, tmp_path: Path) -> None:
+def test_a_fifo_or_a_device_is_refused_without_hanging(kind: str, command: list[str], tmp_path: Path) -> None:
     if kind == "fifo":
         path = tmp_path / "record.json"
         os.mkfifo(path)  # nobody ever writes to it: reading it would wait forever
@@ -891,9 +892,9 @@ def test_replay_refuses_a_fifo_or_a_device_without_hanging(kind: str, tmp_path: 
         if not path.exists():
             pytest.skip("no /dev/zero here")
     result = subprocess.run(  # a hang raises TimeoutExpired: the test fails
-        [sys.executable, "-m", "hearts_env", "replay", str(path)], capture_output=True, text=True, timeout=30
+        [sys.executable, "-m", "hearts_env", *command, str(path)], capture_output=True, text=True, timeout=30
     )
-    err = one_line_error(result, "hearts replay")
+    err = one_line_error(result, f"hearts {command[0]}")
     assert str(path) in err and "not a regular file" in err
 
 
