@@ -120,6 +120,8 @@ class Player:
         return self.send(f"/api/games/{gid}/advance", {"steps": 1 + self.rng.randrange(5)})
 
     def play(self, state: dict, limit: int = 20_000) -> dict:
+        if self.app is not None:  # the first message too
+            check_no_leak(self.app, self.client.get(f"/api/games/{state['id']}"))
         for _ in range(limit):
             if state["finished"]:
                 return state

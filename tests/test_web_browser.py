@@ -141,6 +141,14 @@ def test_play_a_deal_by_clicking_then_replay(browser, server):
     _shot(page, "replay.png")
     page.keyboard.press("End")
     assert "Deal scores" in page.inner_text("#r-log")
+
+    # any record: from the records folder, or uploaded
+    saved = next(records.glob("*.json"))
+    page.click("#nav-replay")
+    page.wait_for_selector(f"#r-list button:has-text('{saved.name}')")
+    page.set_input_files("#r-file", str(saved))
+    page.wait_for_selector("#replay-view:not(.hidden) #r-felt .seat")
+    assert page.locator("#r-felt .seat .card").count() == 52
     assert not errors, errors
 
     # the same table on a phone-sized window
