@@ -83,9 +83,8 @@ def test_a_run_with_a_warm_start_records_it_and_a_resume_does_not_repeat_it(tmp_
     assert first["update"] == 0 and 0.0 <= first["imitation/accuracy"] <= 1.0
     assert calls == [1]
 
-    resumed, resume = ppo.parse_args(["--resume", str(run), "--total-decisions", str(64 * 64 * 3)])
-    resumed.progress = False
-    ppo.train(resumed, resume)
+    launch = ppo.parse_args(["--resume", str(run), "--total-decisions", str(64 * 64 * 3), "--progress", "false"])
+    ppo.train(launch.args, launch.resume)
     assert calls == [1]  # the checkpoint already holds the warm-started weights
 
     from hearts_env.training.export import export_checkpoint

@@ -65,9 +65,9 @@ def _crash_then_resume(args: ppo.Args, monkeypatch) -> Path:
         ppo.train(args)
     monkeypatch.setattr(ppo, "save_checkpoint", real_save)
     run = Path(args.runs_dir) / args.run_name
-    resumed, resume = ppo.parse_args(["--resume", str(run), "--progress", "false"])
-    assert resumed == dataclasses.replace(args, progress=False)  # every setting comes back from the checkpoint
-    ppo.train(resumed, resume)
+    launch = ppo.parse_args(["--resume", str(run), "--progress", "false"])
+    assert launch.args == dataclasses.replace(args, progress=False)  # every setting comes back from the checkpoint
+    ppo.train(launch.args, launch.resume)
     return run
 
 
@@ -120,7 +120,7 @@ def test_resume_after_a_crash_gives_the_same_weights_as_an_uninterrupted_run(tmp
 
 
 def test_unknown_settings_are_refused_with_their_names():
-    with pytest.raises(SystemExit, match="learning_rat"):
+    with pytest.raises(ppo.ConfigError, match="learning_rat"):
         ppo.args_from_dict({"learning_rat": 1e-3}, "configs/train/x.toml")
 
 

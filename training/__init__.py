@@ -1,6 +1,12 @@
-"""The training app, installed as ``hearts_env.training``: PPO on the batched engine (``ppo``), the
-imitation warm start (``imitate``), the torch network (``network``), checkpoints (``checkpoint``)
-and the export of a trained policy to ``models/<name>`` (``export``). Needs the ``train`` extra.
+"""The training app, installed as ``hearts_env.training``. Needs the ``train`` extra. Its rooms:
+
+- ``config``: the ``Args`` of a run (read by tyro from ``--config`` TOML and flags) and their checks;
+- ``engines``: the engines training plays on (``make_engine``), their generators and reward scales;
+- ``opponents``: the random, snapshot and heuristic opponents (``BatchPolicy``s);
+- ``ppo``: the algorithm in one scroll, ``train`` and ``hearts train`` (``main``);
+- ``imitate``: the imitation warm start; ``network``: the torch network; ``checkpoint``: checkpoints;
+- ``plotting``: progress and the learning curve; ``export``: a trained policy to ``models/<name>``;
+- ``reference_vec``: many reference-engine tables behind the batched engine's interface.
 
 The folder sits at the top of the repository; ``hearts_env/training`` links to it, so the wheel
 installs it inside the ``hearts_env`` package and claims no top-level name of its own.

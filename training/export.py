@@ -9,11 +9,13 @@ plays exactly like the network it came from.
 
 from __future__ import annotations
 
+import argparse
 import datetime as _dt
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,6 +26,7 @@ import torch
 from torch import nn
 
 import hearts_env
+from hearts_env.core import HeartsError
 from hearts_env.core.presets import PRESETS
 from hearts_env.core.rules import Rules
 from hearts_env.nets import (
@@ -39,7 +42,8 @@ from hearts_env.nets import (
     validate_config,
 )
 
-from .network import network_arrays, parameter_count
+from .checkpoint import load_checkpoint
+from .network import build_network, network_arrays, parameter_count
 
 _REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -298,9 +302,8 @@ def export_checkpoint(
     overwrite: bool = False,
 ) -> Path:
     """Export the policy of a training checkpoint (``runs/<run>/checkpoint.pt``) to ``models/<name>``."""
-    from .checkpoint import load_checkpoint
-    from .network import build_network
-
+    if Path(checkpoint).is_dir() and (Path(checkpoint) / "checkpoint.pt").is_file():  # a run directory
+        checkpoint = Path(checkpoint) / "checkpoint.pt"
     data = load_checkpoint(checkpoint, restore_rng=False)
     network = build_network(data["network"])
     network.load_state_dict(data["model"])
@@ -331,11 +334,6 @@ def export_checkpoint(
 def main(argv: Sequence[str] | None = None) -> int:
     """``hearts export CHECKPOINT --name NAME``: write a checkpoint's policy as a playable model. A
     problem (no such checkpoint, not a checkpoint, the model exists) is one line and exit status 2."""
-    import argparse
-    import sys
-
-    from hearts_env.core import HeartsError
-
     parser = argparse.ArgumentParser(prog="hearts export", description=export_checkpoint.__doc__)
     parser.add_argument("checkpoint", help="a training checkpoint, e.g. runs/<run>/checkpoint.pt")
     parser.add_argument("--name", required=True, help="model name: the model goes to <models-dir>/<name>")

@@ -13,7 +13,7 @@ mistakes lead to, not only those on the heuristic's path.
 
 ``training.ppo`` calls ``imitate`` when ``imitation_samples > 0``; on its own:
 
-    python -m training.imitate --rules standard --samples 4000000 --export-name imitation-standard
+    python -m hearts_env.training.imitate --rules standard --samples 4000000 --export-name imitation-standard
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -31,7 +32,9 @@ import torch
 from hearts_env.batched import heuristic_actions
 from hearts_env.core.rules import Rules
 
-from .network import PolicyValueNetwork, greedy_actions, masked_log_probs, sample_actions
+from .engines import make_engine, reward_scales
+from .export import export_model
+from .network import PolicyValueNetwork, build_network, greedy_actions, masked_log_probs, mlp_config, sample_actions
 
 
 @dataclass(frozen=True)
@@ -78,8 +81,6 @@ def imitate(
     """Train ``network`` in place on heuristic-labelled decisions; returns the last rollout's figures
     (``accuracy``: share of decisions where the greedy choice equals the heuristic's). Several rule
     sets share the tables evenly (``MixedBatchedHearts``)."""
-    from .ppo import make_engine, reward_scales
-
     device = torch.device(device)
     engine = make_engine("batched", rules, settings.num_envs, device, settings.seed)
     generator = torch.Generator(device=device).manual_seed(settings.seed + 1)
@@ -160,9 +161,7 @@ def print_report(figures: dict[str, float]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .network import build_network, mlp_config
-
-    parser = argparse.ArgumentParser(prog="python -m training.imitate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m hearts_env.training.imitate", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="standard", help="preset name or rule file")
     parser.add_argument("--hidden", type=int, nargs="+", default=[128, 128], help="MLP hidden layer sizes")
     parser.add_argument("--samples", type=int, default=ImitationSettings.samples, help="labelled decisions")
@@ -180,10 +179,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     figures: dict[str, Any] = imitate(network, rules, settings, report=print_report)
     if ns.export_name:
-        from pathlib import Path
-
-        from .export import export_model
-
         export_model(
             network.eval(),
             Path("models") / ns.export_name,

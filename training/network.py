@@ -33,7 +33,10 @@ from torch.nn import functional as F
 
 from hearts_env.core.actions import NUM_ACTIONS
 from hearts_env.core.cards import NUM_CARDS
+from hearts_env.nets import current_encoding
 from hearts_env.nets.spec import MASK_VALUE, card_indices, global_indices, parameter_shapes, validate_config
+from hearts_env.obs import live_columns
+from hearts_env.obs import spec as encoding
 
 #: The observation segments a ``cardset`` network reads as card planes (one row of 52 per plane).
 CARD_SEGMENTS = (
@@ -55,8 +58,6 @@ CARD_SEGMENTS = (
 
 
 def _current_obs_dim() -> int:
-    from hearts_env.nets import current_encoding
-
     return current_encoding()[1]
 
 
@@ -78,8 +79,6 @@ def mlp_config(
 def encoding_card_layout() -> tuple[list[int], list[list[int]]]:
     """``(card_planes, global_ranges)`` of the current encoding: the start of every 52-entry row of
     the ``CARD_SEGMENTS``, and the ``[start, stop)`` ranges of everything else."""
-    from hearts_env.obs import spec as encoding
-
     planes: list[int] = []
     for seg in encoding.SEGMENTS:
         if seg.name in CARD_SEGMENTS:
@@ -317,8 +316,6 @@ def build_network(config: Mapping[str, Any], num_players: int | None = None) -> 
         return CardSetNetwork(config)
     columns = None
     if num_players is not None and config["obs_dim"] == _current_obs_dim():
-        from hearts_env.obs import live_columns
-
         columns = live_columns(num_players)
         if len(columns) == config["obs_dim"]:  # eight players: every entry is live
             columns = None

@@ -5,269 +5,65 @@ lockstep, compute GAE along each seat's own chain of decisions, run clipped PPO 
 evaluate, checkpoint. Hearts is a multi-agent game: at every step one seat moves at each table.
 Each table has *learner* seats (played by the current network; their decisions are training
 samples) and *opponent* seats (played by a frozen snapshot of the network, the heuristic bot or a
-random bot, drawn per table from the pool at every rollout). A seat's reward (minus its deal points,
-divided by the deal's penalty total) arrives with the step that ends the deal; with ``gamma = 1``
-the value of a decision is that seat's expected final reward. A decision whose chain runs past the
-rollout's end (its deal is not over yet) is left out of the update: it has no target yet.
+random bot, drawn per table from the pool at every rollout; ``training.opponents``). A seat's reward
+(minus its deal points, divided by the deal's penalty total) arrives with the step that ends the
+deal; with ``gamma = 1`` the value of a decision is that seat's expected final reward. A decision
+whose chain runs past the rollout's end (its deal is not over yet) is left out of the update: it
+has no target yet.
 
 Before the first update a fresh run can imitate the heuristic bot (``imitation_samples``, see
 ``training.imitate``), and ``more_rules`` trains one network on several rule sets at once (the tables
-split evenly between them; evaluations per rule set).
+split evenly between them; evaluations per rule set). The settings are ``training.config.Args``.
 
-    python -m training.ppo --config configs/train/standard.toml --total-decisions 2000000
-    python -m training.ppo --resume runs/<name>          # continue a killed run
+    hearts train --config configs/train/standard.toml --total-decisions 2000000
+    hearts train --resume runs/<name>          # continue a killed run
 
 Every run is named (``<rules>-<network>-s<seed>-<time>`` unless ``--run-name``) and writes to
 ``runs/<name>/``: TensorBoard logs, ``checkpoint.pt`` (atomically, every ``checkpoint_every``
-updates), ``learning_curve.png`` and ``metrics.jsonl``.
+updates), ``learning_curve.png`` and ``metrics.jsonl``. A fresh run refuses a directory that holds a
+run already (``--resume`` continues it, ``--overwrite`` replaces it); a resume cuts ``metrics.jsonl``
+back to the checkpoint's update, so the file never repeats an update.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
+import errno
 import json
 import math
 import random
+import shutil
 import sys
 import time
-import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from hearts_env.batched import BatchedHearts, MixedBatchedHearts
 from hearts_env.core.rules import Rules
+from hearts_env.nets import load_policy
 
+from . import imitate as imitation
 from .checkpoint import load_checkpoint, save_checkpoint
-from .network import (
-    build_network,
-    cardset_config,
-    evaluate_actions,
-    greedy_actions,
-    masked_log_probs,
-    mlp_config,
-    sample_actions,
-)
+from .config import Args, ConfigError, Launch, args_from_dict, check_args, network_config, parse_args
+from .engines import engine_generators, make_engine, reward_scales
+from .export import export_model, run_training_info
+from .network import build_network, evaluate_actions, greedy_actions, masked_log_probs, sample_actions
+from .opponents import HeuristicOpponent, NetworkOpponent, RandomOpponent
+from .plotting import Progress, plot_learning_curve
+
+__all__ = ["Args", "ConfigError", "RunError", "args_from_dict", "compute_advantages", "main", "parse_args", "train"]
 
 
-@dataclass
-class Args:
-    """Every setting of a training run. Each field documents itself; all can be set from a TOML file
-    (``--config``) and overridden on the command line (``--num-envs 512``)."""
-
-    rules: str = field(default="standard", metadata={"help": "preset name or rule file to train on"})
-    more_rules: list[str] = field(
-        default_factory=list,
-        metadata={"help": "more rule sets to train on at once (same player count): the tables split evenly"},
-    )
-    seed: int = field(default=1, metadata={"help": "seed of everything: deals, sampling, initial weights"})
-    run_name: str = field(default="", metadata={"help": "name of the run (default: derived from the settings)"})
-    runs_dir: str = field(default="runs", metadata={"help": "where runs write logs and checkpoints"})
-    device: str = field(default="cpu", metadata={"help": "torch device: cpu or cuda"})
-    engine: str = field(
-        default="batched",
-        metadata={"help": "batched (torch, any device) or reference (the reference engine on many tables; CPU)"},
-    )
-    threads: int = field(default=0, metadata={"help": "torch CPU threads (0: torch's default)"})
-    # network
-    network: str = field(default="mlp", metadata={"help": "mlp (baseline) or cardset (shared card embeddings)"})
-    hidden: list[int] = field(default_factory=lambda: [256, 256], metadata={"help": "hidden layer sizes"})
-    init_from: str = field(
-        default="", metadata={"help": "start from the weights of an exported model (models/<name>); its network wins"}
-    )
-    # imitation warm start (training.imitate), before the first PPO update of a fresh run
-    imitation_samples: int = field(
-        default=0,
-        metadata={"help": "heuristic-labelled decisions to imitate before PPO (0: none; skipped with init_from)"},
-    )
-    imitation_dagger: float = field(
-        default=0.25, metadata={"help": "share of imitation decisions played by the network itself (DAgger mix)"}
-    )
-    imitation_learning_rate: float = field(default=1e-3, metadata={"help": "Adam learning rate of the imitation"})
-    # rollouts
-    total_decisions: int = field(default=2_000_000, metadata={"help": "environment decisions to train for"})
-    num_envs: int = field(default=256, metadata={"help": "tables played in lockstep"})
-    num_steps: int = field(default=128, metadata={"help": "steps per table per rollout (one decision each)"})
-    # PPO
-    learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
-    anneal_lr: bool = field(default=True, metadata={"help": "decay the learning rate linearly to zero"})
-    gamma: float = field(default=1.0, metadata={"help": "discount along a seat's decisions within a deal"})
-    gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
-    update_epochs: int = field(default=4, metadata={"help": "PPO epochs per rollout"})
-    minibatch_size: int = field(default=2048, metadata={"help": "samples per gradient step"})
-    clip_coef: float = field(default=0.2, metadata={"help": "PPO ratio clip"})
-    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus (masked entropy)"})
-    vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
-    max_grad_norm: float = field(default=0.5, metadata={"help": "gradient norm clip"})
-    target_kl: float = field(default=0.0, metadata={"help": "stop an update's epochs early above this KL (0: off)"})
-    # opponents
-    selfplay_fraction: float = field(default=0.5, metadata={"help": "share of tables where every seat learns"})
-    pool: list[str] = field(
-        default_factory=lambda: ["snapshot", "heuristic", "random"],
-        metadata={"help": "opponent kinds drawn for the other tables: snapshot, heuristic, random"},
-    )
-    pool_weights: list[float] = field(
-        default_factory=lambda: [0.5, 0.4, 0.1], metadata={"help": "draw weights of the pool kinds"}
-    )
-    snapshot_every: int = field(default=10, metadata={"help": "updates between frozen snapshots"})
-    max_snapshots: int = field(default=8, metadata={"help": "snapshots kept in the pool"})
-    # evaluation, checkpoints, export
-    eval_every: int = field(default=10, metadata={"help": "updates between evaluations (0: only at the end)"})
-    eval_deals: int = field(default=2048, metadata={"help": "deals per evaluation opponent"})
-    checkpoint_every: int = field(default=10, metadata={"help": "updates between checkpoints"})
-    export_name: str = field(default="", metadata={"help": "export the final policy to models/<name>"})
-    progress: bool = field(default=True, metadata={"help": "show a progress bar"})
+class RunError(RuntimeError):
+    """A run that cannot go on (a full disk, a read-only run directory): ``main`` prints the message
+    as one line; the last checkpoint written stays intact."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Configuration: TOML file, then command line
-# ---------------------------------------------------------------------------------------------------------------
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hearts train", description="PPO self-play training on the batched engine.")
-    parser.add_argument("--config", help="TOML file of Args fields (configs/train/*.toml)")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        default = f.default if f.default is not dataclasses.MISSING else None
-        if f.type in ("bool", bool):
-            parser.add_argument(flag, type=_bool, metavar="true|false", help=f.metadata["help"])
-        elif f.type.startswith("list"):
-            kind = int if "int" in f.type else (float if "float" in f.type else str)
-            parser.add_argument(flag, type=kind, nargs="+", help=f.metadata["help"])
-        else:
-            kind = {"int": int, "float": float, "str": str}[f.type]
-            parser.add_argument(flag, type=kind, help=f"{f.metadata['help']} (default {default!r})")
-    return parser
-
-
-def _bool(text: str) -> bool:
-    if text.lower() in ("1", "true", "yes", "on"):
-        return True
-    if text.lower() in ("0", "false", "no", "off"):
-        return False
-    raise argparse.ArgumentTypeError(f"{text!r} is not true or false")
-
-
-def args_from_dict(data: dict[str, Any], source: str) -> Args:
-    known = {f.name for f in dataclasses.fields(Args)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise SystemExit(f"{source}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    return Args(**data)
-
-
-class ConfigError(ValueError):
-    """Settings that cannot start a run (a missing file, a bad value): ``main`` prints the message
-    as one line, before anything is written."""
-
-
-def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, Path | None]:
-    """``Args`` from the command line (``--resume``'s checkpoint, then ``--config``, then flags)
-    and the run directory to resume; ``ConfigError`` says why a file cannot be read."""
-    ns = _parser().parse_args(argv)
-    data: dict[str, Any] = {}
-    resume = Path(ns.resume) if ns.resume else None
-    if resume is not None:
-        if not resume.is_dir():
-            raise ConfigError(f"--resume {resume}: no such run directory")
-        if not (resume / "checkpoint.pt").is_file():
-            raise ConfigError(f"--resume {resume}: no checkpoint.pt there (it is written after the first update)")
-        try:
-            data.update(load_checkpoint(resume / "checkpoint.pt", restore_rng=False)["args"])
-        except (OSError, ValueError) as err:  # load_checkpoint says why, in one line
-            raise ConfigError(f"--resume {resume}: {err}") from None
-    if ns.config:
-        try:
-            with open(ns.config, "rb") as fh:
-                data.update(tomllib.load(fh))
-        except FileNotFoundError:
-            raise ConfigError(f"--config {ns.config}: no such file") from None
-        except IsADirectoryError:
-            raise ConfigError(f"--config {ns.config}: is a directory, not a TOML file") from None
-        except OSError as err:
-            raise ConfigError(f"--config {ns.config}: cannot read it: {err.strerror}") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-            raise ConfigError(f"--config {ns.config}: not valid TOML: {err}") from None
-    for f in dataclasses.fields(Args):
-        value = getattr(ns, f.name)
-        if value is not None:
-            data[f.name] = value
-    return args_from_dict(data, ns.config or "arguments"), resume
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Opponents: each acts for a subset of rows of the batch
-# ---------------------------------------------------------------------------------------------------------------
-
-
-class RandomOpponent:
-    name = "random"
-
-    def act(self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-        return sample_actions(torch.zeros(mask.shape, device=mask.device), mask, generator)
-
-
-class NetworkOpponent:
-    """A frozen copy of the network (a past snapshot), sampling from its masked policy."""
-
-    def __init__(self, network: torch.nn.Module, name: str, weights: dict[str, torch.Tensor] | None = None) -> None:
-        self.network = network
-        self.name = name
-        self.weights = weights  # the snapshot it was built from
-
-    @torch.no_grad()
-    def act(self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-        logits, _ = self.network(obs)
-        return sample_actions(logits, mask, generator)
-
-
-def _frozen_opponent(
-    config: dict[str, Any], weights: dict[str, torch.Tensor], device: torch.device, i: int, num_players: int
-) -> NetworkOpponent:
-    net = build_network(config, num_players).to(device)
-    net.load_state_dict(weights)
-    return NetworkOpponent(net.eval(), f"snapshot{i}", weights)
-
-
-class HeuristicOpponent:
-    """The rule-based bot. Uses the batched form (``hearts_env.batched.heuristic_actions``) when this
-    build has one, else the reference bot on each row's observation (identical choices, slower)."""
-
-    name = "heuristic"
-
-    def __init__(self, engine: BatchedHearts) -> None:
-        self.engine = engine
-        try:
-            if not isinstance(engine, BatchedHearts | MixedBatchedHearts):
-                raise ImportError("the batched heuristic plays the batched engine only")
-            from hearts_env.batched import heuristic_actions  # type: ignore[attr-defined]
-        except ImportError:
-            from hearts_env.bots.heuristic import HeuristicBot
-
-            self._batched = None
-            self._bot = HeuristicBot(engine.rules)
-        else:
-            self._batched = heuristic_actions
-
-    def act_rows(self, rows: torch.Tensor, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Actions for ``rows`` of the engine, given those rows' observations and masks."""
-        if self._batched is not None:
-            return self._batched(self.engine, rows)
-        obs_np = obs.cpu().numpy()
-        mask_np = mask.cpu().numpy().astype(np.int8)
-        chosen = [self._bot.act({"observation": o, "action_mask": m}) for o, m in zip(obs_np, mask_np, strict=True)]
-        return torch.as_tensor(chosen, dtype=torch.int64, device=rows.device)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Rollout storage and advantages
+# Advantages
 # ---------------------------------------------------------------------------------------------------------------
 
 
@@ -316,31 +112,27 @@ def evaluate_against(
     the deals ``seeded_deal(rules, seed + i)``: the tournaments' deals, every pass kind of the cycle
     (the batched engine's own first deals would all be the cycle's first kind)."""
     n = rules.num_players
-    engine = make_engine(engine, rules, deals, torch.device(device), seed)
-    if isinstance(engine, BatchedHearts):
-        engine.load_seeded(range(deals), [seed + i for i in range(deals)])
-    generator = torch.Generator(device=engine.device).manual_seed(seed)
-    rows = torch.arange(deals, device=engine.device)
+    table = make_engine(engine, rules, deals, torch.device(device), seed)
+    table.load_seeded(range(deals), [seed + i for i in range(deals)])
+    generator = torch.Generator(device=table.device).manual_seed(seed)
+    rows = torch.arange(deals, device=table.device)
     learner_seat = rows % n
-    finished = torch.zeros(deals, dtype=torch.bool, device=engine.device)
-    points = torch.zeros(deals, n, dtype=torch.float64, device=engine.device)
-    heuristic = HeuristicOpponent(engine) if opponent == "heuristic" else None
+    finished = torch.zeros(deals, dtype=torch.bool, device=table.device)
+    points = torch.zeros(deals, n, dtype=torch.float64, device=table.device)
+    policy = HeuristicOpponent() if opponent == "heuristic" else RandomOpponent()
     while not bool(finished.all()):
-        obs = engine.observe()
-        mask = engine.legal_mask()
-        current = engine.current_player
-        actions = torch.zeros(deals, dtype=torch.int64, device=engine.device)
+        obs = table.observe()
+        mask = table.legal_mask()
+        current = table.current_player
+        actions = torch.zeros(deals, dtype=torch.int64, device=table.device)
         mine = current == learner_seat
         if bool(mine.any()):
             logits, _ = network(obs[mine])
             actions[mine] = greedy_actions(logits, mask[mine])
         theirs = ~mine
         if bool(theirs.any()):
-            if heuristic is not None:
-                actions[theirs] = heuristic.act_rows(rows[theirs], obs[theirs], mask[theirs])
-            else:
-                actions[theirs] = RandomOpponent().act(obs[theirs], mask[theirs], generator)
-        result = engine.step(actions)
+            actions[theirs] = policy.act(table, rows[theirs], obs[theirs], mask[theirs], generator)
+        result = table.step(actions)
         newly = result.done & ~finished
         points[newly] = result.scores[newly].double()
         finished |= result.done
@@ -354,49 +146,11 @@ def evaluate_against(
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Training
+# The run directory
 # ---------------------------------------------------------------------------------------------------------------
 
-
-def make_engine(kind: str, rules: Rules | Sequence[Rules], batch_size: int, device: torch.device, seed: int) -> Any:
-    """The batched torch engine (several rule sets side by side when given a list of more than one),
-    or many reference-engine tables behind the same interface."""
-    if not isinstance(rules, Rules):
-        if len(rules) > 1:
-            if kind != "batched":
-                raise SystemExit("training on several rule sets at once needs engine = batched")
-            return MixedBatchedHearts(rules, batch_size, device=device, seed=seed)
-        rules = rules[0]
-    if kind == "batched":
-        return BatchedHearts(rules, batch_size=batch_size, device=device, seed=seed)
-    if kind == "reference":
-        from .reference_vec import ReferenceVecHearts
-
-        return ReferenceVecHearts(rules, batch_size, seed=seed, device=device)
-    raise SystemExit(f"unknown engine {kind!r}; use batched or reference")
-
-
-def engine_generators(engine: Any) -> dict[str, Any]:
-    """The engine's random generators, by the names checkpoints store them under."""
-    return dict(engine.generators) if hasattr(engine, "generators") else {"engine": engine.generator}
-
-
-def reward_scales(engine: Any) -> torch.Tensor:
-    """``(B,)`` 1 / the deal's penalty total of each row's rule set: rewards of about -1..1 everywhere."""
-    rules_list = getattr(engine, "rules_list", [engine.rules])
-    scales = torch.tensor([1.0 / max(1, r.tables.penalty_total) for r in rules_list], device=engine.device)
-    index = getattr(engine, "rules_index", None)
-    if index is None:
-        return scales[0].expand(engine.batch_size).clone()
-    return scales[index]
-
-
-def _network_config(args: Args, obs_dim: int) -> dict[str, Any]:
-    if args.network == "mlp":
-        return mlp_config(obs_dim, hidden=args.hidden)
-    if args.network == "cardset":
-        return cardset_config(obs_dim, hidden=args.hidden)
-    raise SystemExit(f"unknown network {args.network!r}; use mlp or cardset")
+#: What a run writes in its directory; ``--overwrite`` removes exactly these.
+RUN_FILES = ("checkpoint.pt", "metrics.jsonl", "learning_curve.png", "tb")
 
 
 def default_run_name(args: Args) -> str:
@@ -404,19 +158,78 @@ def default_run_name(args: Args) -> str:
     return f"{rules}-{args.network}-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
+def check_run_dir(run_dir: Path, resume: Path | None, overwrite: bool) -> None:
+    """A fresh run never writes over another run: refuse a directory that holds one, naming the two ways out."""
+    if resume is not None or overwrite:
+        return
+    found = [name for name in RUN_FILES if (run_dir / name).exists()]
+    if found:
+        raise ConfigError(
+            f"{run_dir} holds a run already ({', '.join(found)}): continue it with --resume {run_dir}, "
+            "or replace it with --overwrite (or choose another --run-name)"
+        )
+
+
+def prepare_run_dir(run_dir: Path, resume: Path | None, overwrite: bool, update: int) -> None:
+    """Make the run directory ready to write: remove the stale temporary files of killed checkpoint
+    writes; ``overwrite``: remove the old run's files; a resume at ``update``: drop the lines of
+    ``metrics.jsonl`` after it (they are trained again)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    for stale in run_dir.glob(".checkpoint.pt.*.tmp"):
+        stale.unlink()
+    if overwrite and resume is None:
+        for name in RUN_FILES:
+            path = run_dir / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+    metrics = run_dir / "metrics.jsonl"
+    if resume is not None and metrics.is_file():
+        kept = []
+        for line in metrics.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:  # a line torn by the kill
+                continue
+            if isinstance(record, dict) and record.get("update", 0) <= update:
+                kept.append(line + "\n")
+        tmp = metrics.with_name(".metrics.jsonl.tmp")
+        tmp.write_text("".join(kept), encoding="utf-8")
+        tmp.replace(metrics)
+
+
+def _write_failed(err: OSError, what: Path, run_dir: Path) -> RunError:
+    why = err.strerror or str(err)
+    if err.errno == errno.ENOSPC:
+        hint = f"free some space, then continue with hearts train --resume {run_dir}"
+    elif err.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        hint = f"make {run_dir} writable, then continue with hearts train --resume {run_dir}"
+    else:
+        hint = f"then continue with hearts train --resume {run_dir}"
+    return RunError(f"cannot write {what}: {why}; the last checkpoint written is kept: {hint}")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Training
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> dict[str, Any]:
     """Run PPO as configured; returns the final metrics (also written to the run directory). Settings
-    that cannot start a run raise ``ConfigError`` (``check_args``) before anything is written."""
+    that cannot start a run raise ``ConfigError`` (``check_args``) before anything is written; a write
+    that fails on the way (a full disk) raises ``RunError``."""
     check_args(args, resume)
-    rules = Rules.load(args.rules)
-    all_rules = [rules, *(Rules.load(r) for r in args.more_rules)]
+    all_rules = [Rules.load(r) for r in [args.rules, *args.more_rules]]
+    rules = all_rules[0]
+    run_dir = resume if resume is not None else Path(args.runs_dir) / (args.run_name or default_run_name(args))
+    check_run_dir(run_dir, resume, overwrite)
     if args.threads:
         torch.set_num_threads(args.threads)
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     device = torch.device(args.device)
-    run_dir = resume if resume is not None else Path(args.runs_dir) / (args.run_name or default_run_name(args))
     n = rules.num_players
     B, T = args.num_envs, args.num_steps
 
@@ -425,15 +238,12 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     if resume is not None:  # the checkpoint's own network (it may have come from --init-from)
         network = build_network(load_checkpoint(resume / "checkpoint.pt", restore_rng=False)["network"], n).to(device)
     elif args.init_from:
-        from hearts_env.nets import load_policy
-
         start_from = load_policy(args.init_from, rules)  # refuses a model of other rules or encoding, with the reason
         network = build_network(start_from.config, n)
         network.load_state_dict({k: torch.from_numpy(v) for k, v in start_from.params.items()})
         network = network.to(device)
     else:
-        network = build_network(_network_config(args, obs_dim), n).to(device)
-    run_dir.mkdir(parents=True, exist_ok=True)  # after the engine and network: a failed start leaves no run dir
+        network = build_network(network_config(args, obs_dim), n).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5, foreach=True)
     sampler = torch.Generator(device=device).manual_seed(args.seed + 1)
     table_rng = np.random.default_rng(args.seed + 2)
@@ -452,6 +262,10 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         snapshots = [{k: torch.as_tensor(v) for k, v in snap.items()} for snap in extra["snapshots"]]
         engine.load_state_dict(extra["engine_state"])
         print(f"resumed {run_dir} at update {update} ({decisions:,} decisions)", file=sys.stderr)
+    try:  # after the engine and network: a failed start leaves no run dir
+        prepare_run_dir(run_dir, resume, overwrite, update)
+    except OSError as err:
+        raise _write_failed(err, Path(err.filename or run_dir), run_dir) from None
     num_updates = max(1, math.ceil(args.total_decisions / (B * T)))
 
     def checkpoint() -> None:
@@ -463,9 +277,25 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
             "snapshots": snapshots,
             "engine_state": engine.state_dict(),
         }
-        save_checkpoint(
-            ckpt_path, model=network, optimizer=optimizer, args=args, update=update, generators=generators, extra=extra
-        )
+        try:
+            save_checkpoint(
+                ckpt_path,
+                model=network,
+                optimizer=optimizer,
+                args=args,
+                update=update,
+                generators=generators,
+                extra=extra,
+            )
+        except OSError as err:
+            raise _write_failed(err, ckpt_path, run_dir) from None
+
+    def log(metrics: dict[str, Any]) -> None:
+        try:
+            with open(run_dir / "metrics.jsonl", "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(metrics) + "\n")
+        except OSError as err:
+            raise _write_failed(err, run_dir / "metrics.jsonl", run_dir) from None
 
     from torch.utils.tensorboard import SummaryWriter
 
@@ -473,24 +303,22 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     if update == 0:
         writer.add_text("args", json.dumps(dataclasses.asdict(args), indent=1))
     if resume is None and not args.init_from and args.imitation_samples > 0:
-        from .imitate import ImitationSettings, imitate, print_report
-
         started = time.perf_counter()
-        settings = ImitationSettings(
+        settings = imitation.ImitationSettings(
             samples=args.imitation_samples,
             dagger=args.imitation_dagger,
             learning_rate=args.imitation_learning_rate,
             seed=args.seed + 3,
         )
-        figures = imitate(network, all_rules, settings, device, report=print_report if args.progress else None)
+        report = imitation.print_report if args.progress else None
+        figures = imitation.imitate(network, all_rules, settings, device, report=report)
         figures["wall_s"] = time.perf_counter() - started  # kept out of ``elapsed``: decisions/s is PPO's own
         history.append({"update": 0, "decisions": 0, **{f"imitation/{k}": v for k, v in figures.items()}})
-        with open(run_dir / "metrics.jsonl", "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(history[-1]) + "\n")
+        log(history[-1])
         for key in ("accuracy", "policy_loss", "value_loss"):
             writer.add_scalar(f"imitation/{key}", figures[key], 0)
         checkpoint()  # a crash from here on resumes after the warm start
-    progress = _progress(num_updates, update, args.progress)
+    progress = Progress(num_updates, update, args.progress)
 
     full_obs = torch.zeros(B, obs_dim, device=device)
     obs_buf = torch.zeros(T, B, network.input_size, device=device)  # only the entries the network reads
@@ -507,7 +335,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     kinds = list(args.pool)
     weights = np.asarray(args.pool_weights, dtype=float)
     weights = weights / weights.sum()  # check_args: one weight >= 0 per kind, not all zero
-    heuristic = HeuristicOpponent(engine)
+    heuristic = HeuristicOpponent()
     random_opponent = RandomOpponent()
 
     while update < num_updates:
@@ -523,7 +351,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
         kind_of_table = torch.as_tensor(table_rng.choice(len(kinds), size=B, p=weights), device=device)
         snap_of_table = torch.as_tensor(table_rng.integers(0, max(1, len(snapshots)), B), device=device)
         if len(frozen) != len(snapshots) or any(f.weights is not w for f, w in zip(frozen, snapshots, strict=True)):
-            frozen = [_frozen_opponent(network.config, w, device, i, n) for i, w in enumerate(snapshots)]
+            frozen = [NetworkOpponent.frozen(network.config, w, device, i, n) for i, w in enumerate(snapshots)]
 
         last_step = torch.full((B, n), -1, dtype=torch.int64, device=device)
         next_buf.fill_(-1)
@@ -560,11 +388,11 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
                             for s, opp in enumerate(frozen):
                                 sub = sel & (snap_of_table == s)
                                 if bool(sub.any()):
-                                    actions[sub] = opp.act(obs[sub], mask[sub], sampler)
-                        elif kind == "heuristic" and heuristic is not None:
-                            actions[sel] = heuristic.act_rows(rows[sel], full_obs[sel], mask[sel])
+                                    actions[sub] = opp.act(engine, rows[sub], obs[sub], mask[sub], sampler)
+                        elif kind == "heuristic":
+                            actions[sel] = heuristic.act(engine, rows[sel], full_obs[sel], mask[sel])
                         else:  # random, or a snapshot before the first snapshot exists
-                            actions[sel] = random_opponent.act(obs[sel], mask[sel], sampler)
+                            actions[sel] = random_opponent.act(engine, rows[sel], obs[sel], mask[sel], sampler)
                 act_buf[t] = torch.where(is_learner, sampled, actions)
                 # link this decision to the same seat's previous one at this table
                 prev = last_step[rows, current]
@@ -667,8 +495,7 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
             if isinstance(value, float | int) and key != "update":
                 writer.add_scalar(key if "/" in key else f"train/{key}", value, decisions)
         history.append(metrics)
-        with open(run_dir / "metrics.jsonl", "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(metrics) + "\n")
+        log(metrics)
         progress.update(metrics)
         if update % args.checkpoint_every == 0 or update == num_updates:
             checkpoint()
@@ -676,10 +503,9 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
     writer.close()
     plot_learning_curve(history, run_dir / "learning_curve.png", title=run_dir.name)
     final = history[-1] if history else {}
+    exported = None
     if args.export_name:
-        from .export import export_model, run_training_info
-
-        export_model(
+        exported = export_model(
             network.cpu(),
             Path("models") / args.export_name,
             name=args.export_name,
@@ -696,206 +522,69 @@ def train(args: Args, resume: Path | None = None) -> dict[str, Any]:
             evaluation={k: v for k, v in final.items() if k.startswith("eval/")},
             overwrite=True,
         )
-    return {"run_dir": str(run_dir), **final}
+    return {"run_dir": str(run_dir), **({"model_dir": str(exported)} if exported else {}), **final}
 
 
-class _progress:
-    """A tqdm bar when available and wanted, otherwise one line per update on stderr."""
-
-    def __init__(self, total: int, initial: int, enabled: bool) -> None:
-        self.bar = None
-        if enabled:
-            try:
-                from tqdm import tqdm
-
-                self.bar = tqdm(total=total, initial=initial, unit="update", dynamic_ncols=True)
-            except ImportError:
-                pass
-        self.enabled = enabled
-
-    def update(self, metrics: dict[str, Any]) -> None:
-        text = f"dec/s {metrics['decisions_per_s']:,.0f} ent {metrics['entropy']:.2f}"
-        if "eval/random/points" in metrics:
-            text += f" vs-random {metrics['eval/random/points']:.2f}"
-        if "eval/heuristic/points" in metrics:
-            text += f" vs-heuristic {metrics['eval/heuristic/points']:.2f}"
-        if self.bar is not None:
-            self.bar.set_postfix_str(text)
-            self.bar.update(1)
-        elif self.enabled:
-            print(f"update {metrics['update']}: {text}", file=sys.stderr)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+# ---------------------------------------------------------------------------------------------------------------
+# The command line
+# ---------------------------------------------------------------------------------------------------------------
 
 
-def plot_learning_curve(history: list[dict[str, Any]], path: Path, title: str = "") -> Path | None:
-    """Evaluation points per deal (and policy entropy) against training decisions."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-    for opponent, colour in (("random", "tab:blue"), ("heuristic", "tab:red")):
-        pts = [
-            (h["decisions"], h[f"eval/{opponent}/points"], h[f"eval/{opponent}/opponent_points"])
-            for h in history
-            if f"eval/{opponent}/points" in h
-        ]
-        if pts:
-            xs, ys, opp = zip(*pts, strict=True)
-            ax1.plot(xs, ys, "o-", color=colour, label=f"policy vs 3 {opponent}")
-            ax1.plot(xs, opp, "--", color=colour, alpha=0.6, label=f"{opponent} seats")
-    ax1.set_xlabel("training decisions")
-    ax1.set_ylabel("points per deal (lower is better)")
-    ax1.legend()
-    ax1.grid(alpha=0.3)
-    trained = [h for h in history if "entropy" in h]
-    ax2.plot([h["decisions"] for h in trained], [h["entropy"] for h in trained], color="tab:green")
-    ax2.set_xlabel("training decisions")
-    ax2.set_ylabel("policy entropy")
-    ax2.grid(alpha=0.3)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-#: Settings that must be at least 1 (a table, a step, a gradient step...) and at least 0.
-_AT_LEAST_ONE = (
-    "num_envs",
-    "num_steps",
-    "minibatch_size",
-    "update_epochs",
-    "snapshot_every",
-    "max_snapshots",
-    "checkpoint_every",
-    "eval_deals",
-)
-_AT_LEAST_ZERO = ("total_decisions", "imitation_samples", "eval_every", "threads")
-
-
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
-def _check_types(args: Args) -> None:
-    """Each setting of the type ``Args`` declares (a TOML file can hold anything)."""
-    for f in dataclasses.fields(Args):
-        value = getattr(args, f.name)
-        kind = str(f.type)
-        if kind.startswith("list"):
-            item = int if "int" in kind else (float if "float" in kind else str)
-            ok = isinstance(value, list) and all(_is_a(v, item) for v in value)
-            want = f"a list of {item.__name__}"
-        else:
-            item = {"int": int, "float": float, "str": str, "bool": bool}[kind]
-            ok = _is_a(value, item)
-            want = {"int": "a whole number", "float": "a number", "str": "a string", "bool": "true or false"}[kind]
-        if not ok:
-            raise ConfigError(f"{f.name} must be {want}, got {value!r}")
-
-
-def _is_a(value: Any, kind: type) -> bool:
-    if kind is bool:
-        return isinstance(value, bool)
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, int | float) if kind is float else isinstance(value, kind)
-
-
-def check_args(args: Args, resume: Path | None = None) -> None:
-    """Refuse, with the reason, settings that cannot start a run; run before anything is written, so
-    a failed start leaves no empty run directory. Raises ``ConfigError``."""
-    from hearts_env.core import RulesError
-
-    _check_types(args)
-    for name in _AT_LEAST_ONE:
-        if getattr(args, name) < 1:
-            raise ConfigError(f"{_flag(name)} must be at least 1, got {getattr(args, name)}")
-    for name in _AT_LEAST_ZERO:
-        if getattr(args, name) < 0:
-            raise ConfigError(f"{_flag(name)} must be at least 0, got {getattr(args, name)}")
-    if not 0.0 <= args.selfplay_fraction <= 1.0 or not 0.0 <= args.imitation_dagger <= 1.0:
-        raise ConfigError("--selfplay-fraction and --imitation-dagger are shares between 0 and 1")
-    # rules: every one valid, all with the same number of players
-    loaded = []
-    for flag, spec in [("--rules", args.rules)] + [("--more-rules", r) for r in args.more_rules]:
-        try:
-            loaded.append(Rules.load(spec))
-        except RulesError as err:
-            option = f" (option {err.option})" if err.option else ""
-            raise ConfigError(f"{flag} {spec}: invalid rules{option}: {err}") from None
-        except OSError as err:
-            raise ConfigError(f"{flag} {spec}: cannot read it: {err.strerror}") from None
-    counts = {spec: r.num_players for spec, r in zip([args.rules, *args.more_rules], loaded, strict=True)}
-    if len(set(counts.values())) > 1:
-        listed = ", ".join(f"{spec} ({k} players)" for spec, k in counts.items())
-        raise ConfigError(f"--more-rules: every rule set must have the same number of players, got {listed}")
-    # engine, device, network, opponent pool
-    if args.engine not in ("batched", "reference"):
-        raise ConfigError(f"--engine {args.engine}: unknown engine; use batched or reference")
-    if args.engine != "batched" and args.more_rules:
-        raise ConfigError("--more-rules: training on several rule sets at once needs --engine batched")
-    try:
-        device = torch.device(args.device)
-    except RuntimeError:
-        raise ConfigError(f"--device {args.device}: not a torch device; use cpu or cuda") from None
-    if device.type == "cuda":
-        if not torch.cuda.is_available():
-            why = "this torch is built without CUDA" if torch.version.cuda is None else "no CUDA GPU is visible"
-            raise ConfigError(f"--device {args.device}: CUDA is not available ({why}); use --device cpu")
-        if device.index is not None and device.index >= torch.cuda.device_count():
-            raise ConfigError(f"--device {args.device}: there are {torch.cuda.device_count()} CUDA device(s)")
-    elif device.type == "mps" and not torch.backends.mps.is_available():
-        raise ConfigError(f"--device {args.device}: MPS is not available; use --device cpu")
-    elif device.type not in ("cpu", "cuda", "mps"):
-        raise ConfigError(f"--device {args.device}: use cpu or cuda")
-    if args.network not in ("mlp", "cardset"):
-        raise ConfigError(f"--network {args.network}: unknown network; use mlp or cardset")
-    bad = [h for h in args.hidden if h < 1]
-    if not args.hidden or bad:
-        raise ConfigError(f"--hidden: layer sizes must be at least 1, got {args.hidden}")
-    try:
-        _network_config(args, None)  # type: ignore[arg-type]  # None: the current encoding's size
-    except ValueError as err:
-        raise ConfigError(f"--network {args.network}: {err}") from None
-    bad_kinds = sorted(set(args.pool) - {"snapshot", "heuristic", "random"})
-    if bad_kinds:
-        raise ConfigError(f"--pool: unknown opponent kind(s) {', '.join(bad_kinds)}; use snapshot, heuristic, random")
-    if len(args.pool_weights) != len(args.pool) or sum(args.pool_weights) <= 0 or min(args.pool_weights) < 0:
-        raise ConfigError(
-            f"--pool-weights {args.pool_weights}: give one weight >= 0 per pool kind {args.pool}, not all zero"
-        )
-    # the starting weights: a model of these rules and this encoding (a resumed run has its own)
-    if args.init_from and resume is None:
-        from hearts_env.nets import load_policy
-
-        try:
-            load_policy(args.init_from, loaded[0])
-        except (ValueError, OSError) as err:  # ModelError is a ValueError
-            raise ConfigError(f"--init-from {args.init_from}: {getattr(err, 'reason', err)}") from None
+def summary(final: dict[str, Any], args: Args) -> str:
+    """What a finished run did and where it is, for a person: updates, decisions, speed, the final
+    evaluation (with 95% intervals), the files, and the next command."""
+    run_dir = Path(final["run_dir"])
+    lines = [
+        f"trained {final.get('update', 0)} updates, {final.get('decisions', 0):,} decisions "
+        f"({final.get('decisions_per_s', 0.0):,.0f} decisions/s)"
+    ]
+    names = [Path(r).stem for r in [args.rules, *args.more_rules]]
+    if "eval/random/points" in final or "eval/heuristic/points" in final:
+        lines.append(f"final evaluation, the policy's points per deal (lower is better; {args.eval_deals} deals each):")
+        for opponent in ("random", "heuristic"):
+            if f"eval/{opponent}/points" not in final:
+                continue
+            half = 1.96 * final[f"eval/{opponent}/points_se"]
+            lines.append(
+                f"  vs 3 {opponent + ':':<11}{final[f'eval/{opponent}/points']:6.2f} ± {half:.2f}"
+                f" (the {opponent} seats {final[f'eval/{opponent}/opponent_points']:.2f})"
+            )
+            if len(names) > 1:
+                for name in names:
+                    key = f"eval/{name}/{opponent}"
+                    lines.append(
+                        f"    {name + ':':<14}{final[key + '/points']:6.2f} ± {1.96 * final[key + '/points_se']:.2f}"
+                    )
+    lines += [
+        f"checkpoint:  {run_dir / 'checkpoint.pt'}",
+        f"metrics:     {run_dir / 'metrics.jsonl'}  (tensorboard --logdir {run_dir / 'tb'})",
+        f"curve:       {run_dir / 'learning_curve.png'}",
+    ]
+    if "model_dir" in final:
+        lines.append(f"model:       {final['model_dir']}")
+        lines.append(f"next: hearts tournament {final['model_dir']} heuristic --deals 20000")
+    else:
+        lines.append(f"next: hearts export {run_dir} --name {run_dir.name}")
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``hearts train``: a bad setting is one line on stderr and exit status 2, with nothing written."""
+    """``hearts train``: a bad setting is one line on stderr and exit status 2, with nothing written; a
+    write that fails during the run (a full disk) is one line and exit status 1. Ends with a summary
+    (``--json``: the final metrics as JSON)."""
     try:
-        args, resume = parse_args(argv)
-        final = train(args, resume)  # checks the settings first (check_args)
+        launch: Launch = parse_args(argv)
+        final = train(launch.args, launch.resume, launch.overwrite)  # checks the settings first (check_args)
     except ConfigError as err:
         print(f"hearts train: {err}", file=sys.stderr)
         return 2
-    except SystemExit as err:  # args_from_dict's refusal of unknown settings (argparse exits with a number)
-        if not isinstance(err.code, str):
-            raise
-        print(f"hearts train: {err.code}", file=sys.stderr)
-        return 2
-    print(json.dumps({k: v for k, v in final.items() if not isinstance(v, list)}, indent=1))
+    except RunError as err:
+        print(f"hearts train: {err}", file=sys.stderr)
+        return 1
+    if launch.json:
+        print(json.dumps({k: v for k, v in final.items() if not isinstance(v, list)}, indent=1))
+    else:
+        print(summary(final, launch.args))
     return 0
 
 
