@@ -3,11 +3,22 @@ the engine raises for bad rules, bad explicit deals and illegal actions."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from hearts_env import PRESET_DESCRIPTIONS, PRESETS, Deal, IllegalActionError, InvalidDealError, Rules, RulesError
+from hearts_env import (
+    PRESET_DESCRIPTIONS,
+    PRESETS,
+    Deal,
+    IllegalActionError,
+    InvalidDealError,
+    Match,
+    Rules,
+    RulesError,
+)
 from hearts_env.core.actions import action_name
 from hearts_env.core.cards import parse_card
 from hearts_env.core.rules import InstantWin
@@ -593,3 +604,206 @@ def test_an_action_that_is_not_an_integer_is_refused_and_nothing_changes(action)
     with pytest.raises(IllegalActionError, match="actions are integers"):
         deal.apply_action(action)
     assert (deal.legal_actions(), list(deal.hands), list(deal.actions)) == before
+
+
+# ---- actions that are not integers: the one check, hearts_env.core.actions.as_action ----------------
+
+
+def _not_actions() -> list:
+    legal = parse_card("2C")
+    values = [
+        np.array([legal]),
+        np.array([[legal]]),
+        np.array([legal, legal]),
+        np.array(float(legal)),
+        np.float64(legal),
+        True,
+        False,
+        float(legal),
+        "2C",
+        str(legal),
+        None,
+        [legal],
+    ]
+    try:
+        import torch
+    except ImportError:  # torch is optional: only the tensor case is skipped
+        return values
+    return [*values, torch.tensor([legal]), torch.tensor(legal)]
+
+
+@pytest.mark.parametrize("action", _not_actions(), ids=lambda a: f"{type(a).__name__}:{a!r}"[:40])
+@pytest.mark.parametrize("game", ["deal", "match"])
+def test_shaped_arrays_bools_floats_strings_and_tensors_are_not_actions(action, game):
+    """`Deal.apply_action` and `Match.apply_action` take an integer (a Python int, a numpy integer, a 0-d
+    integer array); anything else, even holding the one legal action, raises ``IllegalActionError``
+    naming the value and listing the legal actions, and leaves the game unchanged."""
+    rules = Rules(passing_enabled=False, first_dealer=3)
+    hands = _four_suits()
+    play = Deal(rules, hands=hands, dealer=3, pass_kind="hold") if game == "deal" else Match(rules, seed=1)
+    if game == "match":
+        play._script.insert(0, {"hands": hands})
+        play.deal = play._new_deal()
+    deal = play if game == "deal" else play.deal
+    before = (play.legal_actions(), list(deal.hands), list(deal.actions), deal.current_player, deal.phase)
+    assert before[0] == [parse_card("2C")]
+    with pytest.raises(IllegalActionError) as info:
+        play.apply_action(action)
+    message = str(info.value)
+    assert "actions are integers" in message and "legal: 2C (0)" in message
+    assert type(action).__name__ in message
+    assert info.value.legal == [parse_card("2C")]
+    assert (play.legal_actions(), list(deal.hands), list(deal.actions), deal.current_player, deal.phase) == before
+    play.apply_action(np.array(parse_card("2C")))  # a 0-d integer array is an action
+    assert deal.trick == [parse_card("2C")]
+
+
+# ---- hostile rules: one line naming the problem, never a traceback or a huge message -------------------
+
+
+def test_exact_score_resets_must_be_a_table():
+    """§3.6 `exact_score_resets` is a "map int → int": anything else is refused by name."""
+    for value in ("x", 5, [1, 2], [[100]], [[100, 50, 0]], {"one hundred": 50}, {100: 50.5}, {True: 0}):
+        with pytest.raises(RulesError) as info:
+            Rules(exact_score_resets=value)
+        assert info.value.option == "exact_score_resets"
+    with pytest.raises(RulesError, match="twice"):
+        Rules(exact_score_resets=[[100, 50], [100, 0]])
+
+
+def test_exact_score_resets_as_pairs_is_the_same_hashable_rule_set(tmp_path):
+    """Written as an array of pairs (``exact_score_resets = [[100, 50]]``) the rule set is the table's: it
+    hashes (environments cache per rule set) and equals ``{100 = 50}``."""
+    pairs = Rules.from_toml("exact_score_resets = [[100, 50], [50, 0]]")
+    table = Rules.from_toml('[exact_score_resets]\n100 = 50\n"50" = 0\n')
+    assert pairs == table == Rules(exact_score_resets={50: 0, 100: 50})
+    assert hash(pairs) == hash(table)
+    assert {pairs: 1}[table] == 1
+    assert pairs.tables.resets == {100: 50, 50: 0}
+    path = tmp_path / "pairs.toml"
+    path.write_text("exact_score_resets = [[100, 50]]\n", encoding="utf-8")
+    assert hash(Rules.load(str(path))) == hash(Rules(exact_score_resets={100: 50}))
+
+
+def test_every_validated_rule_set_hashes():
+    """Whatever a field was given as, a ``Rules`` that validates is hashable, or it is refused by name."""
+    for name, value in [("removed_cards", [["2C"]]), ("pass_cycle", [["left"]]), ("per_card_points", {"AS": [1]})]:
+        with pytest.raises(RulesError) as info:
+            Rules(**{name: value})
+        assert info.value.option == name
+    hash(Rules(removed_cards=["2C", "2D", "3C", "3D"], pass_cycle=["left"], per_card_points=[["AS", 2]]))
+
+
+@pytest.mark.parametrize("text", ['preset = ["standard"]', "preset = 3", "preset = {a = 1}", "preset = true"])
+def test_preset_must_be_a_name(text):
+    """``preset = [...]`` in a rule file is refused naming ``preset``."""
+    with pytest.raises(RulesError) as info:
+        Rules.from_toml(text)
+    assert info.value.option == "preset"
+    assert "name of a preset" in str(info.value)
+    with pytest.raises(RulesError, match="unknown preset"):
+        Rules.preset(["standard"])
+
+
+def test_rule_file_that_is_not_utf8(tmp_path):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(b"num_players = 3\n# caf\xe9\n\xff\xfe\n")
+    with pytest.raises(RulesError, match=r"not UTF-8 text: byte 0xe9 at offset 21"):
+        Rules.from_file(path)
+    with pytest.raises(RulesError, match="not UTF-8"):
+        Rules.load(str(path))
+
+
+def test_rule_files_must_be_regular_files_of_bounded_size(tmp_path):
+    """A FIFO (which would block), a device (``/dev/zero``: endless) or a directory is refused unread."""
+    with pytest.raises(RulesError, match="not a regular file"):
+        Rules.from_file(tmp_path)
+    if Path("/dev/zero").exists():
+        with pytest.raises(RulesError, match="not a regular file"):
+            Rules.from_file("/dev/zero")
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "rules.toml"
+        os.mkfifo(fifo)
+        with pytest.raises(RulesError, match="not a regular file"):
+            Rules.from_file(fifo)
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"# " + b"x" * (2 << 20) + b"\n")
+    with pytest.raises(RulesError, match="more than the"):
+        Rules.from_file(big)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["x = " + "[" * 100_000 + "]" * 100_000, "a" + ".a" * 100_000 + " = 1", "x = " + "{a = " * 3000 + "1" + "}" * 3000],
+    ids=["arrays", "dotted keys", "inline tables"],
+)
+def test_deeply_nested_rule_files(text):
+    with pytest.raises(RulesError, match=r"nested too deeply|over 64 parts"):
+        Rules.from_toml(text)
+
+
+def test_deeply_nested_values_in_a_mapping():
+    deep: list = []
+    inner = deep
+    for _ in range(100_000):
+        inner.append([])
+        inner = inner[0]
+    for name in ("removed_cards", "pass_cycle", "exact_score_resets", "per_card_points", "moon_value"):
+        with pytest.raises(RulesError) as info:
+            Rules.from_dict({name: deep})
+        assert info.value.option == name
+        assert len(str(info.value)) < 300
+
+
+def test_a_5000_digit_number_names_its_option():
+    """A whole number too long to read (Python refuses past 4300 digits) names the option on its line; a
+    merely huge one is out of range (every whole number lies within +-10**9)."""
+    with pytest.raises(RulesError) as info:
+        Rules.from_toml("num_players = 4\nsun_value = " + "9" * 5000 + "\n")
+    assert info.value.option == "sun_value"
+    assert len(str(info.value)) < 200
+    for name in ("num_players", "pass_count", "heart_points", "sun_value", "moon_value", "game_end_threshold"):
+        for value in (10**5000, -(10**40), 10**10):
+            with pytest.raises(RulesError) as info:
+                Rules(**{name: value})
+            assert info.value.option == name
+            assert len(str(info.value)) < 200
+    for options in ({"exact_score_resets": {10**30: 0}}, {"exact_score_resets": {"9" * 5000: 0}}):
+        with pytest.raises(RulesError, match="exact_score_resets"):
+            Rules(**options)
+    with pytest.raises(RulesError, match="instant_win"):
+        Rules(instant_win={"score": 10**5000})
+    with pytest.raises(RulesError, match="per_card_points"):
+        Rules(per_card_points={"AS": 10**5000})
+    assert Rules(sun_enabled=True, sun_value=10**9).sun_value == 10**9
+
+
+@pytest.mark.parametrize(
+    ("options", "option"),
+    [
+        ({"removed_cards": ["QS"] * 500_000}, "removed_cards"),
+        ({"removed_cards": list(range(500_000))}, "removed_cards"),
+        ({"deal_remainder": ["kitty"] * 500_000}, "deal_remainder"),
+        ({"pass_cycle": ["x" * 1_000_000]}, "pass_cycle"),
+        ({"pass_cycle": ["left"] * 10 + [list(range(500_000))]}, "pass_cycle"),
+        ({"first_dealer": list(range(500_000))}, "first_dealer"),
+        ({"bonus_card": "J" * 1_000_000}, "bonus_card"),
+        ({"per_card_points": {"X" * 1_000_000: 1}}, "per_card_points"),
+        ({"exact_score_resets": {"1" * 100_000: 0}}, "exact_score_resets"),
+        ({"instant_win": {"score": 1, "mode": "m" * 1_000_000}}, "instant_win"),
+        ({"game_end_threshold": "z" * 1_000_000}, "game_end_threshold"),
+        ({"moon_value": list(range(500_000))}, "moon_value"),
+        ({"x" * 1_000_000: 1}, None),
+        ({"preset": "p" * 1_000_000}, None),
+    ],
+)
+def test_error_messages_never_echo_huge_values(options, option):
+    """A 500,000-entry list (3.5 MB as text) or a megabyte string is shown as a short prefix."""
+    with pytest.raises(RulesError) as info:
+        Rules.from_dict(options)
+    limit = 1200 if option is None else 300  # an unknown option lists the known ones
+    assert len(str(info.value)) < limit
+    if option is not None:
+        assert info.value.option == option
+    else:
+        assert len(info.value.option or "") <= 80

@@ -245,6 +245,7 @@ class Rules:
 
     @classmethod
     def from_toml(cls, text: str) -> Rules:
+        _check_key_depth(text)
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as err:
@@ -481,6 +482,20 @@ def _check_hashable(rules: Rules) -> None:
             hash(value)
         except TypeError:
             raise RulesError(f.name, f"has a value of the wrong kind: {brief(value)}") from None
+
+
+#: The most parts a dotted key of a rule file may have (every option is one or two: ``instant_win.score``).
+MAX_KEY_PARTS = 64
+
+
+def _check_key_depth(text: str) -> None:
+    """Refuse a dotted key of more than ``MAX_KEY_PARTS`` parts before ``tomllib`` reads it: its time
+    and memory grow with the square of a key's length (a 200 KB key takes gigabytes). A key is on one
+    line, before its ``=``; dots inside a quoted key count too, which only makes the bound stricter."""
+    for number, line in enumerate(text.splitlines(), 1):
+        key, equals, _ = line.partition("=")
+        if equals and key.count(".") >= MAX_KEY_PARTS:
+            raise RulesError(None, f"not a valid rule file: the key on line {number} has over {MAX_KEY_PARTS} parts")
 
 
 def _long_number_error(text: str) -> RulesError:
