@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .errors import brief
+
 NUM_CARDS = 52
 NUM_SUITS = 4
 NUM_RANKS = 13
@@ -62,8 +64,10 @@ def parse_card(text: str) -> int:
 
     Raises ``ValueError`` naming the text when it is not a card.
     """
+    if not isinstance(text, str):
+        raise ValueError(f"{brief(text)} is not a card (write it like QS, 10D, TD or Q♠)")
     raw = text.strip().upper()
-    if len(raw) >= 2:
+    if 2 <= len(raw) <= 4:
         for rank_text, suit_text in ((raw[:-1], raw[-1]), (raw[1:], raw[0])):
             suit = _SUIT_ALIASES.get(suit_text)
             if suit is None:
@@ -72,7 +76,7 @@ def parse_card(text: str) -> int:
                 return card_id(_RANK_ALIASES[rank_text], suit)
             if len(rank_text) == 1 and rank_text in RANK_LETTERS:
                 return card_id(RANK_LETTERS.index(rank_text), suit)
-    raise ValueError(f"{text!r} is not a card (write it like QS, 10D, TD or Q♠)")
+    raise ValueError(f"{brief(text)} is not a card (write it like QS, 10D, TD or Q♠)")
 
 
 def parse_cards(texts: Iterable[str] | str) -> list[int]:

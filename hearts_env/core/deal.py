@@ -29,6 +29,7 @@ from .actions import (
     VOID_DEAL,
     action_name,
     action_pass_kind,
+    as_action,
     pass_kind_action,
 )
 from .cards import (
@@ -46,7 +47,7 @@ from .cards import (
     mask_of,
     parse_card,
 )
-from .errors import IllegalActionError, InvalidDealError, RulesError
+from .errors import IllegalActionError, InvalidDealError, RulesError, brief
 from .rules import Rules, canonical_pass_kind, check_pass_kind, pass_offset
 from .scoring import ADD, SUBTRACT, DealScore, find_shooter, score_deal
 
@@ -348,8 +349,8 @@ class Deal:
         legal = self._legal
         if legal is None:
             legal = self._compute_legal()
-        if action.__class__ is not int:  # numpy integers are welcome; bools and strings are not
-            action = self._as_action(action)
+        if action.__class__ is not int:  # numpy integers are welcome; bools, floats, strings, arrays are not
+            action = as_action(action, legal)
         if action < 0 or not legal >> action & 1:
             self._reject(action, legal)
         self._legal = None
@@ -369,21 +370,11 @@ class Deal:
         else:  # MOON_CHOICE
             self._finish(moon_choice=SUBTRACT if action == MOON_SUBTRACT else ADD)
 
-    def _as_action(self, action: object) -> int:
-        if isinstance(action, bool) or not hasattr(action, "__index__"):
-            names = " ".join(action_name(a) for a in mask_to_actions(self.legal_mask()))
-            raise IllegalActionError(
-                f"actions are integers 0..67 (see hearts_env.core.actions), got {action!r}; legal: {names}",
-                -1,
-                mask_to_actions(self.legal_mask()),
-            )
-        return action.__index__()  # type: ignore[attr-defined]
-
     def _reject(self, action: object, legal: int) -> None:
         legal_list = mask_to_actions(legal)
         names = " ".join(action_name(a) for a in legal_list)
         if self.phase == DONE:
-            raise IllegalActionError(f"the deal is over; no action is legal (got {action!r})", -1, [])
+            raise IllegalActionError(f"the deal is over; no action is legal (got {brief(action)})", -1, [])
         what = "action"
         if isinstance(action, int) and not isinstance(action, bool) and 0 <= action < 68:
             what = action_name(action)
@@ -392,7 +383,7 @@ class Deal:
         seat = self.current_player
         phase = PHASE_NAMES[self.phase]
         raise IllegalActionError(
-            f"{what} ({action!r}) is not legal for seat {seat} ({phase}); legal: {names}",
+            f"{what} ({brief(action)}) is not legal for seat {seat} ({phase}); legal: {names}",
             action if isinstance(action, int) else -1,
             legal_list,
         )
@@ -611,8 +602,15 @@ def deal_card_id(card: int | str) -> int:
         except ValueError as err:
             raise InvalidDealError(str(err)) from None
     if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
-        raise InvalidDealError(f"{card!r} is not a card")
+        raise InvalidDealError(f"{brief(card)} is not a card")
     return card
+
+
+def _card_list(cards: Any, what: str) -> list[int]:
+    """The card ids of one hand (or the kitty) of an explicit deal: a list of ids or names."""
+    if isinstance(cards, str | bytes) or not isinstance(cards, Sequence):
+        raise InvalidDealError(f"{what} must be a list of cards, got {brief(cards)}")
+    return [deal_card_id(c) for c in cards]
 
 
 def check_hands(
@@ -621,13 +619,15 @@ def check_hands(
     """Validate explicit hands (and kitty) for ``rules``; return hand masks and the kitty cards."""
     t = rules.tables
     n = rules.num_players
+    if isinstance(hands, str | bytes) or not isinstance(hands, Sequence):
+        raise InvalidDealError(f"hands must be a list of {n} hands, got {brief(hands)}")
     if len(hands) != n:
         raise InvalidDealError(f"{len(hands)} hands given for {n} players")
     seen: dict[int, str] = {}
     masks = []
 
     for p, hand in enumerate(hands):
-        ids = [deal_card_id(c) for c in hand]
+        ids = _card_list(hand, f"the hand of seat {p}")
         if len(ids) != t.hand_size:
             raise InvalidDealError(f"seat {p} holds {len(ids)} cards; each hand must hold {t.hand_size}")
         for c in ids:
@@ -641,7 +641,7 @@ def check_hands(
     if kitty is None:
         kitty_ids = rest
     else:
-        kitty_ids = [deal_card_id(c) for c in kitty]
+        kitty_ids = _card_list(kitty, "the kitty")
         if sorted(kitty_ids) != rest:
             raise InvalidDealError(
                 f"the kitty must be exactly the undealt cards {' '.join(card_name(c) for c in rest)}, "
