@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -134,3 +139,31 @@ def test_a_real_maskable_ppo_model() -> None:
     model = sb3_contrib.MaskablePPO("MlpPolicy", HeartsGymEnv("standard"), n_steps=16, batch_size=16, seed=0)
     result = evaluate(model, deals=2, name="maskable")
     assert result.bots[0].label == "maskable" and np.isfinite(result.bots[0].mean)
+
+
+def test_hearts_tournament_takes_a_module_function_policy(tmp_path: Path) -> None:
+    (tmp_path / "my_policy.py").write_text(
+        "import numpy as np\n\ndef highest(obs):\n    return int(np.flatnonzero(obs['action_mask'])[-1])\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "hearts_env", "tournament", "my_policy:highest", "heuristic", "--deals", "8", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [b["label"] for b in data["bots"]] == ["my_policy:highest", "heuristic"]
+    bad = subprocess.run(
+        [sys.executable, "-m", "hearts_env", "tournament", "my_policy:nothing", "heuristic", "--deals", "8"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "nothing" in bad.stderr

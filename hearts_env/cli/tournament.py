@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..core import HeartsError, RulesError
 from ..core.rules import Rules
+from ..tournament.evaluate import resolve_bot_specs
 from ..tournament.runner import run_tournament
 from .options import OneLineParser, add_rules_options, describe_rules, error_line, rules_overrides
 
@@ -26,7 +27,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "bots",
         nargs="+",
         metavar="BOT",
-        help="random, heuristic or a model directory, one per seat from seat 0; the last fills the remaining seats",
+        help="random, heuristic, pimc, ismcts, a model directory or package.module:function (your policy), one per "
+        "seat from seat 0; the last fills the remaining seats",
     )
     add_rules_options(parser)
     parser.add_argument("--deals", type=int, default=1000, help="duplicate sets to play (default 1000)")
@@ -57,8 +59,9 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         print(f"{name}: --output {output}: {problem}", file=sys.stderr)
         return 2
     try:
+        bots = resolve_bot_specs(args.bots, rules)  # module:function specs become the user's policy
         result = run_tournament(
-            args.bots,
+            bots,
             rules,
             deals=args.deals,
             seed=args.seed,
