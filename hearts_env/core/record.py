@@ -19,12 +19,15 @@ from typing import Any
 from .actions import action_name, parse_action
 from .cards import card_name, cards_of
 from .deal import check_hands
-from .errors import HeartsError, RecordError
+from .errors import HeartsError, RecordError, brief
+from .files import read_text_file
 from .match import Match
 from .rules import Rules
 
 FORMAT = "hearts-env/game-record"
 VERSION = 1
+#: The largest record ``load_record`` reads (a 10,000-deal match is a few megabytes).
+MAX_RECORD_BYTES = 64 << 20
 
 
 def record_of(match: Match, single_deal: bool = False) -> dict[str, Any]:
@@ -71,12 +74,17 @@ def save_record(match: Match, path: str | Path, single_deal: bool = False) -> Pa
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
+    """The record in the JSON file ``path``: a regular file of at most ``MAX_RECORD_BYTES``; a FIFO,
+    a device, a bigger file or bytes that are not UTF-8 JSON raise ``RecordError`` with the reason."""
+    text = read_text_file(path, "game record", MAX_RECORD_BYTES, RecordError)
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise RecordError(f"cannot read game record {path}: {err.strerror}") from None
+        data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise RecordError(f"{path} is not JSON: {err}") from None
+        raise RecordError(f"{path} is not JSON: {brief(str(err), 200)}") from None
+    except RecursionError:
+        raise RecordError(f"{path} is not a game record: arrays or objects nested too deeply") from None
+    except ValueError:  # a whole number too long for Python to read
+        raise RecordError(f"{path} is not a game record: a number in it is too long to read") from None
     if not isinstance(data, dict):
         raise RecordError(f"{path} is not a game record (expected a JSON object)")
     return data
@@ -91,13 +99,22 @@ def _field(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
     return value
 
 
+def _list_of(value: list[Any], kind: type, key: str, where: str) -> list[Any]:
+    """``value`` (a list field), checked to hold only ``kind`` (never a bool for a whole number)."""
+    for i, item in enumerate(value):
+        if not isinstance(item, kind) or (isinstance(item, bool) and kind is not bool):
+            raise RecordError(f"{where}: field {key!r}, entry {i}, has the wrong type ({type(item).__name__})")
+    return value
+
+
 def replay_record(record: dict[str, Any]) -> Match:
     """Replay a record through the engine and return the resulting match; raise ``RecordError`` if the
     record is malformed or any deal, score or total differs from what the engine produces."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise RecordError(f"not a game record: the 'format' field must be {FORMAT!r}")
-    if record.get("version") != VERSION:
-        raise RecordError(f"unsupported game record version {record.get('version')!r} (this engine reads {VERSION})")
+    version = record.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version != VERSION:
+        raise RecordError(f"unsupported game record version {brief(version)} (this engine reads {VERSION})")
     try:
         rules = Rules.from_dict(_field(record, "rules", dict, "record"))
     except HeartsError as err:
@@ -114,6 +131,7 @@ def replay_record(record: dict[str, Any]) -> Match:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise RecordError(f"{where}: seed must be a whole number or null")
         hands, kitty = _field(entry, "hands", list, where), _field(entry, "kitty", list, where)
+        _list_of(hands, list, "hands", where)
         try:
             check_hands(rules, hands, kitty)
         except HeartsError as err:
@@ -129,30 +147,39 @@ def replay_record(record: dict[str, Any]) -> Match:
             raise RecordError(f"{where}: the match was already over, or this deal never came, after deal {i - 1}")
         deal = match.deal
         if _field(entry, "dealer", int, where) != deal.dealer:
-            raise RecordError(f"{where}: dealer {entry['dealer']} but the rotation gives seat {deal.dealer}")
+            raise RecordError(f"{where}: dealer {brief(entry['dealer'])} but the rotation gives seat {deal.dealer}")
         if _field(entry, "pass_kind", str, where) != deal.cycle_kind:
-            raise RecordError(f"{where}: pass kind {entry['pass_kind']!r} but the cycle gives {deal.cycle_kind!r}")
-        for j, name in enumerate(_field(entry, "actions", list, where)):
+            raise RecordError(f"{where}: pass kind {brief(entry['pass_kind'])} but the cycle gives {deal.cycle_kind!r}")
+        actions = _list_of(_field(entry, "actions", list, where), str, "actions", where)
+        for j, name in enumerate(actions):
             if deal.is_terminal():
-                raise RecordError(f"{where}: action {j} ({name!r}) comes after the deal ended")
+                raise RecordError(f"{where}: action {j} ({brief(name)}) comes after the deal ended")
             try:
-                match.apply_action(parse_action(str(name)))
+                match.apply_action(parse_action(name))
             except (HeartsError, ValueError) as err:
-                raise RecordError(f"{where}, action {j} ({name!r}): {err}") from None
+                raise RecordError(f"{where}, action {j} ({brief(name)}): {brief(str(err), 300)}") from None
         if not deal.is_terminal():
             if i != len(deals) - 1:
                 raise RecordError(f"{where}: the deal is unfinished but more deals follow")
             if entry.get("scores") is not None:
                 raise RecordError(f"{where}: scores are recorded but the deal is unfinished")
             continue
-        if list(deal.scores) != entry.get("scores"):
-            raise RecordError(f"{where}: recorded scores {entry.get('scores')} but the play gives {list(deal.scores)}")
-        if bool(entry.get("cancelled", False)) != deal.cancelled:
+        scores = _list_of(_field(entry, "scores", list, where), int, "scores", where)
+        if scores != list(deal.scores):
+            raise RecordError(f"{where}: recorded scores {brief(scores)} but the play gives {list(deal.scores)}")
+        if _optional(entry, "cancelled", bool, False, where) != deal.cancelled:
             raise RecordError(f"{where}: 'cancelled' does not match the play")
-    if _field(record, "totals", list, "record") != list(match.totals):
-        raise RecordError(f"record: totals {record['totals']} but the play gives {list(match.totals)}")
-    if bool(record.get("complete")) != match.over:
+    totals = _list_of(_field(record, "totals", list, "record"), int, "totals", "record")
+    if totals != list(match.totals):
+        raise RecordError(f"record: totals {brief(totals)} but the play gives {list(match.totals)}")
+    if _optional(record, "complete", bool, False, "record") != match.over:
         raise RecordError("record: 'complete' does not match the play")
-    if match.over and list(record.get("winners", [])) != list(match.winners):
-        raise RecordError(f"record: winners {record.get('winners')} but the play gives {list(match.winners)}")
+    winners = _list_of(_optional(record, "winners", list, [], "record"), int, "winners", "record")
+    if match.over and winners != list(match.winners):
+        raise RecordError(f"record: winners {brief(winners)} but the play gives {list(match.winners)}")
     return match
+
+
+def _optional(data: dict[str, Any], key: str, kind: type, default: Any, where: str) -> Any:
+    """A field that may be left out (``default``); present, it must be of ``kind``."""
+    return _field(data, key, kind, where) if key in data else default
