@@ -909,3 +909,11 @@ def test_play_fits_a_narrow_terminal(tmp_path: Path) -> None:
     lines = screen.replace("\r\n", "\n").split("\n")
     too_long = [line for line in lines if len(line) > 50]
     assert not too_long, too_long
+
+
+def test_hearts_serve_is_a_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert "--port" in out and "--host" in out and "--open" in out

@@ -8,6 +8,7 @@ Subcommands (each has ``--help``):
   (the ``train`` extra: torch).
 - ``hearts rules``: list the presets, ``show`` one, ``check`` a rule file.
 - ``hearts replay RECORD``: step through a saved game record trick by trick, every hand shown.
+- ``hearts serve``: a local web table in the browser (``hearts_env.web``; the ``web`` extra).
 - ``hearts selfplay``: random players play a whole match (a smoke test of an install).
 
 Game records of ``hearts play`` go to ``--record PATH``, else to ``$HEARTS_GAMES_DIR``, else to
@@ -28,6 +29,7 @@ from collections.abc import Callable, Sequence
 from ..core import HeartsError, Match, Rules
 from ..narrate.narrator import seat_names
 from ..narrate.style import spell_unencodable
+from ..web.cli import add_serve_parser
 from . import tournament
 from .options import OneLineParser, add_rules_options, error_line, rules_overrides
 from .play import play_command
@@ -146,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_rules_options(selfplay)
     selfplay.add_argument("--seed", type=int, default=0)
     selfplay.set_defaults(func=selfplay_command)
+    add_serve_parser(sub)
     return parser
 
 
