@@ -74,6 +74,9 @@ def rule_options(
             removed = draw(st.sampled_from(alternatives))
             opts["removed_cards"] = list(removed)
             removed_count = len(removed)
+    elif ALTERNATIVE_REMOVALS.get(n) and draw(st.integers(0, 3)) == 0:
+        # §3.1 [ENGINE, clarified]: with a kitty nothing is removed, whatever removed_cards says
+        opts["removed_cards"] = list(draw(st.sampled_from(ALTERNATIVE_REMOVALS[n])))
     opts["kitty_taker"] = draw(st.sampled_from(["first_trick_winner", "first_penalty_taker", "one_card_per_trick"]))
     hand_size = (52 - removed_count) // n
 

@@ -368,19 +368,24 @@ def reference_scores(deal: hearts_env.Deal, log: list[Decision]) -> tuple[int, .
     adjust = [rules.no_tricks_adjustment if tricks[p] == 0 else 0 for p in range(n)]
     if shooter is None:
         return tuple(r + a for r, a in zip(raw, adjust, strict=True))
-    # step 4: penalty points vanish, bonus points stay; the moon mode applies
+    # step 4: penalty points vanish, bonus points stay; the moon mode applies. cancel_deal [ENGINE,
+    # clarified]: "nobody scores them and nobody gets a moon bonus", the bonus card and step 5 still apply
     if rules.moon_mode == "cancel_deal":
-        return (0,) * n
+        value = 0
     base = [sum(values[c] for c in w if values[c] <= 0) for w in won]
     if sun or rules.moon_requires_bonus_card:
         base[shooter] = 0
-    subtract = [b - (value if p == shooter else 0) for p, b in enumerate(base)]
-    add = [b + (0 if p == shooter else value) for p, b in enumerate(base)]
+    # step 5 on a moon deal
+    if not rules.no_tricks_adjustment_on_moon:
+        adjust = [0] * n
+    subtract = [b + a - (value if p == shooter else 0) for p, (b, a) in enumerate(zip(base, adjust, strict=True))]
+    add = [b + a + (0 if p == shooter else value) for p, (b, a) in enumerate(zip(base, adjust, strict=True))]
     mode = rules.moon_mode
     if mode == "shooter_choice":
         assert log[-1].phase == MOON_CHOICE and log[-1].seat == shooter
         use_add = log[-1].action == MOON_ADD
     elif mode == "add_unless_shooter_loses":
+        # note A [ENGINE, clarified]: on the totals the whole deal would give (step 5 and resets included)
         after = apply_resets([b + a for b, a in zip(deal.totals_before, add, strict=True)], rules)
         others = min(a for p, a in enumerate(after) if p != shooter)
         first = after[shooter] <= others if rules.moon_conditional_tie_counts_as_first else after[shooter] < others
@@ -388,10 +393,7 @@ def reference_scores(deal: hearts_env.Deal, log: list[Decision]) -> tuple[int, .
         use_add = not (ends and not first)
     else:
         use_add = mode == "add_to_others"
-    scores = add if use_add else subtract
-    if rules.no_tricks_adjustment_on_moon:
-        scores = [s + a for s, a in zip(scores, adjust, strict=True)]
-    return tuple(scores)
+    return tuple(add if use_add else subtract)
 
 
 # ---------------------------------------------------------------------------------------------- per deal
@@ -504,6 +506,8 @@ def test_strategy_yields_valid_rules(options: dict[str, Any]) -> None:
     t = rules.tables
     assert len(t.deck) == t.hand_size * rules.num_players + t.kitty_size
     assert len(t.deck) + bin(t.removed_mask).count("1") == 52
+    if rules.deal_remainder == "kitty":  # §3.1: with a kitty nothing is removed, whatever removed_cards says
+        assert (t.removed_mask, t.kitty_size) == (0, 52 % rules.num_players)
     assert rules.pass_count <= t.hand_size
     assert hearts_env.Rules.from_dict(rules.to_dict()) == rules
 
