@@ -15,6 +15,7 @@ from hearts_env.bots.belief import BeliefSampler, Constraints
 from hearts_env.bots.search import ISMCTSBot, PIMCBot, search_bot
 from hearts_env.core import Rules
 from hearts_env.core.deal import PLAYING, seeded_deal
+from hearts_env.envs.gym_env import HeartsGymEnv
 from hearts_env.obs import SeatedTable, decode_observation, encode_view, seat_view
 from hearts_env.tournament import run_tournament
 
@@ -220,9 +221,6 @@ def test_specs() -> None:
 def test_pimc_in_a_tournament_and_the_gym_env() -> None:
     result = run_tournament(["pimc:worlds=2", "heuristic"], "standard", deals=1, seed=0, progress=False)
     assert [b.label for b in result.bots] == ["pimc:worlds=2", "heuristic"] or result is not None
-    pytest.importorskip("gymnasium")
-    from hearts_env.envs.gym_env import HeartsGymEnv
-
     env = HeartsGymEnv("three_player", opponents="pimc:worlds=1")
     env.reset(seed=1)
     done = False
