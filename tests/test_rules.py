@@ -807,3 +807,18 @@ def test_error_messages_never_echo_huge_values(options, option):
         assert info.value.option == option
     else:
         assert len(info.value.option or "") <= 80
+
+
+def test_bad_deal_parameters_are_shown_short():
+    """A huge pass kind, dealer or hand is named in a short message, as for rules."""
+    for make in (
+        lambda: Deal(Rules(), seed=1, pass_kind="x" * 1_000_000),
+        lambda: Deal(Rules(passing_enabled=False), seed=1, pass_kind="x" * 1_000_000),
+        lambda: Deal(Rules(), seed=1, dealer=10**5000),
+        lambda: Deal(Rules(), hands=[["Q" * 1_000_000]] * 4),
+        lambda: Deal(Rules(), hands="2C" * 1_000_000),
+        lambda: Match(Rules(), seed=1, first_dealer=10**5000),
+    ):
+        with pytest.raises(InvalidDealError) as info:
+            make()
+        assert len(str(info.value)) < 500

@@ -111,7 +111,7 @@ class Deal:
         self.rules = rules
         self.num_players = n
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
-            raise InvalidDealError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+            raise InvalidDealError(f"dealer must be a seat 0..{n - 1}, got {brief(dealer)}")
         self.dealer = dealer
         self.eldest = (dealer + 1) % n
         self.seed = seed
@@ -582,14 +582,14 @@ def seeded_deal(rules: Rules, seed: int, **pins: Any) -> Deal:
 def check_deal_pass_kind(rules: Rules, kind: str) -> None:
     """Raise ``InvalidDealError`` unless a deal of ``rules`` can be played with pass kind ``kind``."""
     if not rules.passing_enabled and kind != "hold":
-        raise InvalidDealError(f"pass kind {kind!r} is not possible: passing is disabled by the rules")
+        raise InvalidDealError(f"pass kind {brief(kind)} is not possible: passing is disabled by the rules")
     if kind == "dealer_choice":
         return
     try:
         check_pass_kind(rules, kind)
     except RulesError as err:
         raise InvalidDealError(
-            f"pass kind {kind!r} is not possible here: {err.reason}; "
+            f"pass kind {brief(kind)} is not possible here: {err.reason}; "
             f"possible: {', '.join(rules.tables.dealer_choice_kinds)}"
         ) from None
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .deal import Deal
-from .errors import InvalidDealError
+from .errors import InvalidDealError, brief
 from .rules import Rules
 from .scoring import apply_resets
 
@@ -57,7 +57,7 @@ class Match:
         self.dealer = self.rng.randrange(n) if rules.first_dealer == "random" else int(rules.first_dealer)
         if first_dealer is not None:
             if isinstance(first_dealer, bool) or not isinstance(first_dealer, int) or not 0 <= first_dealer < n:
-                raise InvalidDealError(f"first_dealer must be a seat 0..{n - 1}, got {first_dealer!r}")
+                raise InvalidDealError(f"first_dealer must be a seat 0..{n - 1}, got {brief(first_dealer)}")
             self.dealer = first_dealer
         self._script = list(scripted_deals)
         self.deals_dealt = 0  # deals dealt so far, cancelled ones included
