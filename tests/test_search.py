@@ -212,6 +212,8 @@ def test_specs() -> None:
     bot = search_bot("pimc:worlds=5,rollout=random,passing=search,margin=1", rules, 0)
     assert isinstance(bot, PIMCBot) and bot.worlds == 5 and bot.rollout_name == "random" and bot.margin == 1.0
     assert isinstance(make_bot("ismcts:iterations=9", rules), ISMCTSBot)
+    colon = search_bot("pimc:worlds=4:rollout=mixed", rules, 0)
+    assert isinstance(colon, PIMCBot) and colon.worlds == 4 and colon.rollout_name == "mixed"
     assert isinstance(make_bot("pimc", rules), PIMCBot)
     for bad in ("pimc:worlds", "pimc:depth=3", "pimc:iterations=3", "ismcts:worlds=3", "pimc:passing=never"):
         with pytest.raises(ValueError):

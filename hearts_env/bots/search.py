@@ -506,14 +506,16 @@ class ISMCTSBot(_SearchBot):
 
 
 def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | ISMCTSBot:
-    """The search bot of a spec: ``pimc``, ``pimc:worlds=64,rollout=heuristic``, ``ismcts:iterations=500``;
+    """The search bot of a spec: ``pimc``, ``pimc:worlds=64,rollout=heuristic``, ``ismcts:iterations=500``
+    (options may also be separated by ``:``, ``pimc:worlds=64:rollout=mixed``, for command lines that split
+    bot lists at commas, as ``hearts play --opponents`` does);
     options ``worlds``/``iterations`` (ints), ``rollout`` (lean, random, heuristic or a model),
     ``passing`` (heuristic, search), and for ISMCTS ``exploration`` (float)."""
     kind, _, rest = spec.partition(":")
     if kind not in SEARCH_SPECS:
         raise ValueError(f"not a search bot spec: {spec!r}")
     options: dict[str, Any] = {}
-    for item in filter(None, (x.strip() for x in rest.split(","))):
+    for item in filter(None, (x.strip() for x in rest.replace(":", ",").split(","))):
         key, eq, value = item.partition("=")
         if not eq:
             raise ValueError(f"bad option {item!r} in {spec!r}: use key=value")
