@@ -753,6 +753,9 @@ def test_deeply_nested_values_in_a_mapping():
             Rules.from_dict({name: deep})
         assert info.value.option == name
         assert len(str(info.value)) < 300
+    for value in ([[deep, 1]], {"AS": deep}, {("AS",) * 3: 1}):
+        with pytest.raises(RulesError, match="per_card_points"):
+            Rules(per_card_points=value)
 
 
 def test_a_5000_digit_number_names_its_option():

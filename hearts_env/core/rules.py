@@ -188,7 +188,7 @@ class Rules:
             # the order of entries never matters (suits apply before cards), so store them sorted
             try:
                 pairs = tuple(sorted((str(k), v) for k, v in items))
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, RecursionError):
                 raise RulesError("per_card_points", "must be a table of card or suit to points") from None
             norm(self, "per_card_points", pairs)
         norm(self, "exact_score_resets", _reset_pairs(self.exact_score_resets))
