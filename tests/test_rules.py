@@ -825,3 +825,12 @@ def test_bad_deal_parameters_are_shown_short():
         with pytest.raises(InvalidDealError) as info:
             make()
         assert len(str(info.value)) < 500
+
+
+def test_an_enormous_non_action_is_named_briefly() -> None:
+    from hearts_env import Deal, IllegalActionError
+
+    deal = Deal(Rules(), seed=1)
+    with pytest.raises(IllegalActionError) as err:
+        deal.apply_action("x" * 1_000_000)
+    assert len(str(err.value)) < 1_000 and "legal:" in str(err.value)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import CARD_NAMES, NUM_CARDS, parse_card
-from .errors import IllegalActionError
+from .errors import IllegalActionError, brief
 from .rules import canonical_pass_kind, pass_offset
 
 PASS_FROM_HAND = 52
@@ -107,7 +107,7 @@ def as_action(action: object, legal: int) -> int:
     names = " ".join(f"{action_name(a)} ({a})" for a in legal_list) or "none"
     raise IllegalActionError(
         f"actions are integers 0..{NUM_ACTIONS - 1} (a Python int, a numpy integer or a 0-d integer array; "
-        f"see hearts_env.core.actions), got {action!r} of type {type(action).__name__}; legal: {names}",
+        f"see hearts_env.core.actions), got {brief(action)} of type {type(action).__name__}; legal: {names}",
         -1,
         legal_list,
     )

@@ -315,7 +315,7 @@ class Narrator:
             how = {
                 "subtract": f"-{value} for {who}",
                 "add": f"+{value} to everyone else",
-                "cancel": "the deal scores nothing",
+                "cancel": "the slam's penalty points score nothing",
             }.get(result.moon_applied or "", "")
             out.append(s.note(f"{who} shot {what}! ({how})"))
         if t.bonus_card >= 0:
