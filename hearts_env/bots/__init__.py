@@ -12,6 +12,10 @@ would, random stream included.
 
 - ``"random"``: uniform over the mask (``RandomBot``), seeded.
 - ``"heuristic"``: the rule-based yardstick (``HeuristicBot``): reads only the decoded observation.
+- ``"pimc"`` / ``"ismcts"``: search over worlds dealt by the belief sampler (``belief``: uniform
+  over the deals consistent with the seat's decoded view, nothing else), determinized Monte-Carlo
+  (``pimc:worlds=48,rollout=lean``) or single-observer information-set MCTS
+  (``ismcts:iterations=300``); see ``hearts_env.bots.search``.
 - an object that already has ``act``: returned as it is.
 - an exported model directory: a path (``models/<name>`` or any other), or the bare name of a
   shipped model (``ppo-standard``), played by ``hearts_env.bots.model.load_bot``; a relative

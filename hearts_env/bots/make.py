@@ -15,7 +15,7 @@ from .model import load_bot
 from .random_bot import RandomBot
 from .search import SEARCH_SPECS, search_bot
 
-BOT_SPECS = ("random", "heuristic")
+BOT_SPECS = ("random", "heuristic", "pimc", "ismcts")
 
 
 def make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, seed: int | None = None) -> Bot:

@@ -247,7 +247,7 @@ class Deal:
             setattr(other, key, list(getattr(self, key)))
         for key in ("chosen", "passed", "received"):
             setattr(other, key, [list(x) for x in getattr(self, key)])
-        other.rng = random.Random()
+        other.rng = random.Random(0)  # a cheap seed (no urandom); the state is set next
         other.rng.setstate(self.rng.getstate())
         return other
 
