@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import random
 import secrets
 import sys
@@ -21,7 +20,7 @@ from ..core import Deal, HeartsError, Match, Rules
 from ..core.actions import PASS_FROM_HAND, VOID_DEAL
 from ..core.cards import NUM_CARDS, cards_of, parse_card
 from ..core.deal import DEALER_CHOICE, DONE, MOON_CHOICE, PASSING, PLAYING
-from ..core.record import save_record
+from ..core.record import default_record_dir, save_record
 from ..narrate.narrator import Narrator, illegal_reason, menu_text, menu_title, seat_names
 from ..narrate.style import Style
 from ..nets.spec import ModelError
@@ -329,14 +328,6 @@ def _read_line(prompt: str) -> str:
     if not line:
         raise EOFError
     return line
-
-
-def default_record_dir() -> Path:
-    env = os.environ.get("HEARTS_GAMES_DIR")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base).expanduser() / "hearts-env" / "games"
 
 
 def record_path_problem(path: Path) -> str | None:

@@ -13,6 +13,7 @@ returned.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -183,3 +184,14 @@ def replay_record(record: dict[str, Any]) -> Match:
 def _optional(data: dict[str, Any], key: str, kind: type, default: Any, where: str) -> Any:
     """A field that may be left out (``default``); present, it must be of ``kind``."""
     return _field(data, key, kind, where) if key in data else default
+
+
+def default_record_dir() -> Path:
+    """Where the front ends keep game records: ``$HEARTS_GAMES_DIR``, else
+    ``$XDG_DATA_HOME/hearts-env/games`` (``~/.local/share/hearts-env/games``): a per-user data
+    directory, so playing never litters the working directory."""
+    env = os.environ.get("HEARTS_GAMES_DIR")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "hearts-env" / "games"

@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import os
 import sys
 import threading
 import webbrowser
 from pathlib import Path
 
+from ..core.record import default_record_dir
+
 LOCAL_HOSTS = ("localhost",)
-
-
-def default_records_dir() -> Path:
-    """Where ``hearts play`` keeps its game records (``HEARTS_GAMES_DIR``, else the XDG data folder)."""
-    env = os.environ.get("HEARTS_GAMES_DIR")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base).expanduser() / "hearts-env" / "games"
 
 
 def is_local(host: str) -> bool:
@@ -57,7 +49,7 @@ def serve_main(args: argparse.Namespace) -> int:
         return 2
     from .server import create_app
 
-    records = Path(args.records).expanduser() if args.records else default_records_dir()
+    records = Path(args.records).expanduser() if args.records else default_record_dir()
     app = create_app(records, max_games=args.max_games)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else shown}:{args.port}/"
