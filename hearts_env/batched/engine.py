@@ -1011,7 +1011,7 @@ class HeartsKernel:
             if kitties[i] is None:
                 kitty_ids = rest
             else:
-                kitty_ids = [card_id(c) for c in kitties[i]]
+                kitty_ids = [card_id(c) for c in kitties[i] or ()]
                 if sorted(kitty_ids) != rest:
                     raise InvalidDealError(
                         f"{where}: the kitty must be exactly the undealt cards "
@@ -1034,7 +1034,8 @@ class HeartsKernel:
             perm = [int(x) for x in perm]
             if sorted(perm) != list(range(size)):
                 raise InvalidDealError(f"{where}: smoosh_perm must be a permutation of 0..{size - 1}, got {perm}")
-            total = tots[i] if tots[i] is not None else [0] * n
+            given_total = tots[i]
+            total: list[Any] = list(given_total) if given_total is not None else [0] * n
             if len(total) != n:
                 raise InvalidDealError(f"{where}: totals must have {n} entries, got {len(total)}")
             hand_rows.append(masks)

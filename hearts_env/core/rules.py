@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from .cards import (
     CARD_NAMES,
@@ -519,7 +519,7 @@ def _canonical_card(option: str, text: Any) -> str:
         raise RulesError(option, brief(str(err), 200)) from None
 
 
-def _is_whole(value: Any) -> bool:
+def _is_whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -718,11 +718,13 @@ def _validate(r: Rules) -> None:
         if not _is_whole(moon):
             raise RulesError("moon_value", f"must be 'total' or a whole number, got {brief(moon)}")
         _check_magnitude("moon_value", moon)
-    for key, value in r.exact_score_resets:
-        if not _is_whole(value):
-            raise RulesError("exact_score_resets", f"{key} -> {brief(value)}: the new score must be a whole number")
-        _check_magnitude("exact_score_resets", key, "the score ")
-        _check_magnitude("exact_score_resets", value, f"{key} -> ")
+    for reset_from, reset_to in r.exact_score_resets:
+        if not _is_whole(reset_to):
+            raise RulesError(
+                "exact_score_resets", f"{reset_from} -> {brief(reset_to)}: the new score must be a whole number"
+            )
+        _check_magnitude("exact_score_resets", reset_from, "the score ")
+        _check_magnitude("exact_score_resets", reset_to, f"{reset_from} -> ")
     iw = r.instant_win
     if iw is not None:
         if not isinstance(iw, InstantWin):
