@@ -124,7 +124,7 @@ def play_against_reference(
             kind = given.get("pass_kind") or rules.pass_kind_for_deal(0)
             dealer = given.get("dealer", 0)
             before = list(given.get("totals") or [0] * n)
-        ref = Deal(
+        first = Deal(
             rules,
             seed=rng.getrandbits(32),
             hands=spec["hands"],
@@ -133,15 +133,15 @@ def play_against_reference(
             pass_kind=kind,
             totals=before,
         )
-        if ref.is_terminal():  # cancelled before any decision: the row keeps the engine's own deal
+        if first.is_terminal():  # cancelled before any decision: the row keeps the engine's own deal
             continue
-        refs[row] = ref
+        refs[row] = first
         rows.append(row)
         hands.append(spec["hands"])
         kitties.append(spec["kitty"])
         dealers.append(dealer)
         pass_kinds.append(kind)
-        perms.append(ref.smoosh_permutation())
+        perms.append(first.smoosh_permutation())
         tots.append(before)
     if rows:
         engine.load(rows, hands, kitty=kitties, dealer=dealers, pass_kind=pass_kinds, smoosh_perm=perms, totals=tots)

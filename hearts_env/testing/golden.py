@@ -161,7 +161,7 @@ def save(golden: Golden, path: Path | str) -> None:
     flat = obs.reshape(-1)
     other = np.flatnonzero((flat != 0) & (flat != 1))
     lengths = np.array([len(p) for p in golden.prefixes], dtype=np.int64)
-    arrays = {
+    arrays: dict[str, Any] = {
         "labels": np.array(golden.labels),
         "rules": np.array([json.dumps(rules.to_dict(), sort_keys=True) for rules in golden.rules_list]),
         "rules_of": golden.rules_of.astype(np.int8),
