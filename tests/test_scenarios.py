@@ -31,6 +31,7 @@ from hearts_env.core.actions import (
 from hearts_env.core.cards import card_name, mask_of, parse_card, parse_cards
 from hearts_env.core.deal import PHASE_NAMES
 from hearts_env.core.scoring import score_deal
+from hearts_env.testing.batched_diff import play_against_reference
 
 RANKS = "23456789TJQKA"
 THROUGH = "through"
@@ -1877,8 +1878,7 @@ def test_every_preset_has_a_scenario_here():
 def agrees_with_batched(rules: Rules, first_deals: list[dict], deals: int = 16) -> None:
     """The batched engine plays ``first_deals`` (``Deal`` keyword arguments) and then its own deals
     beside the reference engine, with the same random actions: same legal sets, same deal scores."""
-    batched_diff = pytest.importorskip("hearts_env.testing.batched_diff")
-    report = batched_diff.play_against_reference(rules, len(first_deals), deals=deals, first_deals=first_deals)
+    report = play_against_reference(rules, len(first_deals), deals=deals, first_deals=first_deals)
     assert report.deals >= deals
 
 
