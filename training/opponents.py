@@ -4,7 +4,7 @@ observations and masks.
 
 - ``RandomOpponent``: uniformly random legal actions (the masked softmax of zero logits).
 - ``NetworkOpponent``: a frozen snapshot of the network, sampling from its masked policy.
-- ``HeuristicOpponent``: the rule-based bot (the engine's ``heuristic_actions``).
+- the rule-based bot is ``hearts_env.batched.HeuristicPolicy`` (the engine's ``heuristic_actions``).
 
 The random and snapshot opponents sample with the rollout's generator (``generator``), so a seeded
 run draws the same actions however the rows are split between opponents.
@@ -67,21 +67,3 @@ class NetworkOpponent:
         """A sample of the snapshot's masked policy per row (``obs``: the inputs the network reads)."""
         logits, _ = self.network(obs)
         return sample_actions(logits, mask, generator)
-
-
-class HeuristicOpponent:
-    """The rule-based bot: the engine computes its choices (``engine.heuristic_actions(rows)``); it
-    needs neither ``obs`` nor ``mask``, nor random numbers."""
-
-    name = "heuristic"
-
-    def act(
-        self,
-        engine: BatchEngine,
-        rows: torch.Tensor,
-        obs: torch.Tensor,
-        mask: torch.Tensor,
-        generator: torch.Generator | None = None,
-    ) -> torch.Tensor:
-        """The bot's action for the seat to move in each of ``rows``."""
-        return engine.heuristic_actions(rows)

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from hearts_env.batched import HeuristicPolicy
 from hearts_env.core.rules import Rules
 from hearts_env.nets import load_policy
 
@@ -51,7 +52,7 @@ from .config import Args, ConfigError, Launch, args_from_dict, check_args, netwo
 from .engines import engine_generators, make_engine, reward_scales
 from .export import export_model, run_training_info
 from .network import build_network, evaluate_actions, greedy_actions, masked_log_probs, sample_actions
-from .opponents import HeuristicOpponent, NetworkOpponent, RandomOpponent
+from .opponents import NetworkOpponent, RandomOpponent
 from .plotting import Progress, plot_learning_curve
 
 __all__ = ["Args", "ConfigError", "RunError", "args_from_dict", "compute_advantages", "main", "parse_args", "train"]
@@ -119,7 +120,7 @@ def evaluate_against(
     learner_seat = rows % n
     finished = torch.zeros(deals, dtype=torch.bool, device=table.device)
     points = torch.zeros(deals, n, dtype=torch.float64, device=table.device)
-    policy = HeuristicOpponent() if opponent == "heuristic" else RandomOpponent()
+    policy = HeuristicPolicy() if opponent == "heuristic" else RandomOpponent()
     while not bool(finished.all()):
         obs = table.observe()
         mask = table.legal_mask()
@@ -335,7 +336,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     kinds = list(args.pool)
     weights = np.asarray(args.pool_weights, dtype=float)
     weights = weights / weights.sum()  # check_args: one weight >= 0 per kind, not all zero
-    heuristic = HeuristicOpponent()
+    heuristic = HeuristicPolicy()
     random_opponent = RandomOpponent()
 
     while update < num_updates:
