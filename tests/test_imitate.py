@@ -8,7 +8,6 @@ import json
 import pytest
 
 torch = pytest.importorskip("torch")
-pytest.importorskip("hearts_env.batched")
 
 from test_ppo import _args  # noqa: E402
 

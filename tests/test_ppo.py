@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 torch = pytest.importorskip("torch")
-pytest.importorskip("hearts_env.batched")
 
 from hearts_env import Rules  # noqa: E402
 from hearts_env.training import ppo  # noqa: E402

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 torch = pytest.importorskip("torch")
-pytest.importorskip("hearts_env.batched")
+
+pytestmark = pytest.mark.slow  # real (tiny) training runs, several minutes in all
 
 from hearts_env.training import config, export, ppo  # noqa: E402
 
