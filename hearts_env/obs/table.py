@@ -71,9 +71,12 @@ class SeatedTable:
         """``{"observation", "action_mask"}`` of ``seat``: the mask is all zeros unless it is to move."""
         deal = self.deal
         assert deal is not None, "start() first"
-        if seat == deal.current_player:
-            return {"observation": self.vector(seat), "action_mask": mask_array(deal.legal_mask())}
-        return {"observation": self.vector(seat), "action_mask": _ZERO_MASK.copy()}
+        current = deal.current_player
+        if seat == current:  # the hot path of every env step and tournament decision, inlined
+            vector = self.encoder.buffer[seat].copy()
+            vector[_TO_MOVE] = 1.0
+            return {"observation": vector, "action_mask": mask_array(deal.legal_mask())}
+        return {"observation": self.encoder.observation(seat, current), "action_mask": _ZERO_MASK.copy()}
 
     def apply(self, action: int) -> bool:
         """Play ``action`` for the seat to move (the engine checks it); ``True`` when the deal ended."""
