@@ -834,3 +834,14 @@ def test_an_enormous_non_action_is_named_briefly() -> None:
     with pytest.raises(IllegalActionError) as err:
         deal.apply_action("x" * 1_000_000)
     assert len(str(err.value)) < 1_000 and "legal:" in str(err.value)
+
+
+def test_the_project_copy_of_rules_md_is_the_specification() -> None:
+    """docs/rules/RULES.md (shipped as package data) must be the specification in ../shared, byte for byte."""
+    root = Path(__file__).resolve().parents[1]
+    spec = root.parent / "shared" / "rules" / "RULES.md"
+    if not spec.is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"CI has the specification beside the project, but {spec} is missing")
+        pytest.skip("no ../shared/rules/RULES.md beside this checkout")
+    assert (root / "docs" / "rules" / "RULES.md").read_bytes() == spec.read_bytes()

@@ -36,11 +36,8 @@ availability counts), expands one node and rolls out with the rollout policy; ev
 statistics are its own deal points (each seat minimises its own score). The root action with the
 most visits is played. Pass cards as in PIMC.
 
-Default budget: ``worlds=48`` with lean rollouts, about 80 ms of CPU a decision on standard rules
-(``benchmarks/search_speed.py``: 66 decisions/s at 8 worlds, 18 at 32, 12.6 at 48, 9.7 at 64; the
-heuristic bot 6,200). Strength at that budget, one PIMC seat and three heuristic seats, 50 duplicate
-deals (``run_tournament(["pimc", "heuristic"], "standard", deals=50, seed=0)``): PIMC 4.95 points per
-deal [3.74, 6.16], the heuristic seats 5.89 [5.42, 6.36], heuristic − PIMC +0.94 [-0.23, +2.11].
+Default budget: ``worlds=48`` with lean rollouts. Its speed at each budget is measured by
+``benchmarks/search_speed.py`` and its strength is in the README (figures live there, not here).
 
 Both are deterministic under a seed: ``reset(seed)`` (or the constructor's ``seed``) fixes every
 sampled world and rollout.

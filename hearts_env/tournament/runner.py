@@ -38,6 +38,7 @@ Command line: ``hearts tournament heuristic random --deals 2000``."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 import time
@@ -259,8 +260,6 @@ def run_tournament(
                 if on_set is not None:
                     on_set(i, s)
         else:
-            import multiprocessing
-
             # Build every bot here first: a bad spec (a missing or tampered model) fails now with its
             # reason, instead of inside pool initialisers that multiprocessing would restart forever.
             for j, b in enumerate(lineup):
