@@ -712,3 +712,31 @@ def test_env_without_the_env_extra_names_it(missing: str) -> None:
     for line in lines:
         package = missing.split(".")[0]
         assert line.startswith(f"{package} | ") and "pip install 'hearts-env[env]'" in line
+
+
+@pytest.mark.parametrize("preset", ["standard", "three_player_kitty", "five_player"])
+def test_state_holds_every_seats_observation_and_the_kitty(preset: str) -> None:
+    from hearts_env.envs.aec import STATE_SIZE
+    from hearts_env.obs import MAX_SEATS, encode
+
+    env = make_env(rules=preset)
+    env.reset(seed=3)
+    bare = env.unwrapped
+    n = bare.rules.num_players
+    size = OBSERVATION_SIZE
+    rng = np.random.default_rng(0)
+    for step, _agent in enumerate(env.agent_iter()):
+        obs, _, termination, truncation, _ = env.last()
+        state = env.state()
+        assert state.shape == (STATE_SIZE,) and state.dtype == np.float32 and env.state_space.contains(state)
+        done = termination or truncation
+        if not done:  # the seat to move sees its own row of the state
+            mover = bare.deal.current_player
+            assert np.array_equal(state[mover * size : (mover + 1) * size], obs["observation"])
+        if step % 7 == 0 and not done:
+            for seat in range(n):
+                assert np.array_equal(state[seat * size : (seat + 1) * size], encode(bare.deal, seat, bare.match))
+            assert not state[n * size : MAX_SEATS * size].any()
+            kitty = np.flatnonzero(state[MAX_SEATS * size :])
+            assert sorted(kitty.tolist()) == sorted(bare.deal.kitty_cards)
+        env.step(None if done else int(rng.choice(np.flatnonzero(obs["action_mask"]))))

@@ -186,6 +186,13 @@ options, every action since the reset and the reset stream) and `load_state(stat
 the same rules and episode kind back there by replaying it (a bad state raises `ValueError` and
 changes nothing; on a wrapped env, `reset()` it once first). Nothing is unpickled from a state.
 
+## The full state (privileged)
+
+`state()` is PettingZoo's global state, for centralised critics (MAPPO-style value functions) and
+analysis, never for a seat's policy: every seat's own observation vector, in seat order (rows
+`N..7` zero), followed by the 52-entry set of the kitty's dealt cards; `state_space` is its `Box`
+(`STATE_SIZE` = 8 × 2,577 + 52 `float32`). It shows every hand, so it holds what no seat may know.
+
 ## Version History
 
 Pin a version by importing it: `from hearts_env.envs import hearts_v1` (PettingZoo) or
@@ -199,7 +206,8 @@ Pin a version by importing it: `from hearts_env.envs import hearts_v1` (PettingZ
   wrapped and the Gymnasium env (the wrapped env's `step(True)` failed with numpy's "ambiguous
   truth value", and the Gymnasium env took a float such as `4.0`); every reset option checked
   (`InvalidDealError` naming it: NaN totals gave NaN observations); copyable and picklable envs
-  and bots (a deep copy's observations stopped updating), and `save_state`/`load_state`.
+  and bots (a deep copy's observations stopped updating), `save_state`/`load_state`, and the
+  privileged `state()` / `state_space` for centralised critics.
 * v0: first release (encoding version 1).
 """
 
@@ -217,14 +225,17 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..core.actions import NUM_ACTIONS, as_action
+from ..core.cards import NUM_CARDS
 from ..core.deal import Deal, check_deal_pass_kind, check_hands, seeded_deal
 from ..core.errors import InvalidDealError
 from ..core.match import Match
 from ..core.rules import Rules
 from ..narrate.render import render_text
-from ..obs import OBSERVATION_SIZE, SeatedTable, SeatView, observation_bounds, seat_view
+from ..obs import MAX_SEATS, OBSERVATION_SIZE, SeatedTable, SeatView, observation_bounds, seat_view
 from .rewards import illegal_move_reward, rank_rewards
 
+#: Size of ``raw_env.state()``: every seat's observation (padded to 8 seats) and the kitty's cards.
+STATE_SIZE = MAX_SEATS * OBSERVATION_SIZE + NUM_CARDS
 EPISODES = ("deal", "match")
 STATE_FORMAT = "hearts_env.aec_state/1"
 #: What ``load_state`` takes from the replayed env: everything an episode changes.
@@ -412,6 +423,12 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             for a in self.possible_agents
         }
         self.action_spaces = {a: HeartsDiscrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state_space = spaces.Box(
+            np.concatenate([np.tile(low, MAX_SEATS), np.zeros(NUM_CARDS, np.float32)]),
+            np.concatenate([np.tile(high, MAX_SEATS), np.ones(NUM_CARDS, np.float32)]),
+            (STATE_SIZE,),
+            np.float32,
+        )
         self._table = SeatedTable(self.rules, match_episode=episode == "match")
         self._rng = random.Random()
         self._dirty = False  # rewards/infos of the last step need clearing
@@ -569,6 +586,19 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
     # ---- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return self._table.observation(self._seat_of[agent])
+
+    def state(self) -> np.ndarray:
+        """The full state, privileged (see the module docstring): every seat's observation, then the
+        kitty's dealt cards. For centralised critics only: it shows every hand."""
+        table = self._table
+        deal = self.deal
+        out = np.zeros(STATE_SIZE, np.float32)
+        for seat in range(deal.num_players):
+            out[seat * OBSERVATION_SIZE : (seat + 1) * OBSERVATION_SIZE] = table.vector(seat)
+        kitty = MAX_SEATS * OBSERVATION_SIZE
+        for card in deal.kitty_cards:
+            out[kitty + card] = 1.0
+        return out
 
     # ---- step
     def step(self, action: int | np.integer | None) -> None:
