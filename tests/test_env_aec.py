@@ -740,3 +740,10 @@ def test_state_holds_every_seats_observation_and_the_kitty(preset: str) -> None:
             kitty = np.flatnonzero(state[MAX_SEATS * size :])
             assert sorted(kitty.tolist()) == sorted(bare.deal.kitty_cards)
         env.step(None if done else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_a_huge_bad_reset_option_is_named_briefly() -> None:
+    env = raw_env()
+    with pytest.raises(ValueError) as err:
+        env.reset(seed=0, options={"hands": "x" * 1_000_000})
+    assert "reset option 'hands'" in str(err.value) and len(str(err.value)) < 1_000

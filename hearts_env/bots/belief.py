@@ -46,22 +46,13 @@ import random
 from math import comb
 
 from ..core.actions import PASS_FROM_HAND, PASS_THROUGH, pass_kind_action
-from ..core.cards import CLUBS, NUM_CARDS, NUM_RANKS, SUIT_MASKS, mask_of
+from ..core.cards import CLUBS, NUM_CARDS, NUM_RANKS, SUIT_MASKS, cards_of, mask_of
 from ..core.deal import DEALER_CHOICE, PASSING, PHASE_NAMES, Deal
 from ..core.rules import Rules, pass_offset
 from ..obs import SeatView
 
 _PHASES = {name: i for i, name in enumerate(PHASE_NAMES)}
 _PLAYING = _PHASES["playing"]
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 _PLAY_LISTS = ("hands", "trick", "trick_seats", "played_by", "play_order", "trick_winners", "won", "tricks_won")
@@ -129,7 +120,7 @@ class Constraints:
         self.capacity = [sizes[loc] - bin(known[loc]).count("1") for loc in range(n + 1)]
         self.capacity[0] = 0
         classes: list[list[int]] = [[] for _ in range(8)]
-        for card in _cards(self.unseen):
+        for card in cards_of(self.unseen):
             classes[card // NUM_RANKS + (4 if no_kitty >> card & 1 else 0)].append(card)
         self.classes = classes
         accepts: list[frozenset[int]] = [frozenset()]
@@ -282,7 +273,7 @@ class BeliefSampler:
                 c = con.capacity[loc]
                 hands[loc] |= mask_of(cards[:c])
                 del cards[:c]
-        kitty = _cards(hands[self.num_players])
+        kitty = cards_of(hands[self.num_players])
         rng.shuffle(kitty)
         return hands[: self.num_players], kitty
 
@@ -308,7 +299,7 @@ class BeliefSampler:
         world = Deal(
             self.rules,
             seed=rng.getrandbits(63),
-            hands=[_cards(h) for h in hands],
+            hands=[cards_of(h) for h in hands],
             kitty=kitty,
             dealer=view.dealer,
             pass_kind=kind,

@@ -58,6 +58,7 @@ from ..core.cards import AS, KS, NUM_CARDS, NUM_RANKS, QS, QS_BIT, SUIT_MASKS
 from ..core.deal import DONE, MOON_CHOICE, PASSING, PLAYING, Deal, mask_to_actions
 from ..core.rules import Rules
 from ..obs import decode_observation, encode
+from .base import legal_actions
 from .belief import BeliefSampler, fast_clone
 from .heuristic import HeuristicBot
 from .model import load_bot
@@ -363,7 +364,7 @@ class _SearchBot:
         self.policy = make_policy(self.rollout_name, self.rules, self.rng, seed)
 
     def act(self, observation: Mapping[str, np.ndarray]) -> int:
-        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        legal = legal_actions(observation)
         if not legal:
             raise ValueError("no legal action: this observation is not for the seat to move")
         if len(legal) == 1:

@@ -227,7 +227,7 @@ from pettingzoo import AECEnv
 from ..core.actions import NUM_ACTIONS, as_action
 from ..core.cards import NUM_CARDS
 from ..core.deal import Deal, check_deal_pass_kind, check_hands, seeded_deal
-from ..core.errors import InvalidDealError
+from ..core.errors import InvalidDealError, brief
 from ..core.match import Match
 from ..core.rules import Rules
 from ..narrate.render import render_text
@@ -291,37 +291,37 @@ def _option_error(name: str, reason: str) -> InvalidDealError:
 
 def _seat(name: str, value: Any, n: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 0 <= value < n:
-        raise _option_error(name, f"must be a seat 0..{n - 1}, got {value!r}")
+        raise _option_error(name, f"must be a seat 0..{n - 1}, got {brief(value)}")
     return int(value)
 
 
 def _cards(name: str, value: Any) -> list[int | str]:
     """A list of cards (ids or names such as ``"QS"``), numpy integers as ``int``; the engine checks the cards."""
     if isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray):
-        raise _option_error(name, f"must be a list of cards (ids or names such as 'QS'), got {value!r}")
+        raise _option_error(name, f"must be a list of cards (ids or names such as 'QS'), got {brief(value)}")
     out: list[int | str] = []
     for card in value:
         if isinstance(card, np.integer):
             card = int(card)
         if isinstance(card, bool) or not isinstance(card, int | str):
-            raise _option_error(name, f"{card!r} is not a card (an id 0..51 or a name such as 'QS')")
+            raise _option_error(name, f"{brief(card)} is not a card (an id 0..51 or a name such as 'QS')")
         out.append(card)
     return out
 
 
 def _totals(value: Any, n: int) -> list[int]:
     if isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray):
-        raise _option_error("totals", f"must be a list of {n} integers, got {value!r}")
+        raise _option_error("totals", f"must be a list of {n} integers, got {brief(value)}")
     if len(value) != n:
         raise _option_error("totals", f"must have {n} entries (one per seat), got {len(value)}")
     out = []
     for x in value:
         if isinstance(x, bool) or not isinstance(x, int | float | np.integer | np.floating):
-            raise _option_error("totals", f"must hold integers, got {x!r}")
+            raise _option_error("totals", f"must hold integers, got {brief(x)}")
         if not (np.isfinite(x) and float(x).is_integer()):
-            raise _option_error("totals", f"must hold finite whole numbers, got {x!r}")
+            raise _option_error("totals", f"must hold finite whole numbers, got {brief(x)}")
         if abs(float(x)) > MAX_TOTAL:
-            raise _option_error("totals", f"entries must lie in -{MAX_TOTAL}..{MAX_TOTAL}, got {x!r}")
+            raise _option_error("totals", f"entries must lie in -{MAX_TOTAL}..{MAX_TOTAL}, got {brief(x)}")
         out.append(int(x))
     return out
 
@@ -339,7 +339,7 @@ def check_reset_options(rules: Rules, options: Mapping[str, Any] | None) -> dict
     if "pass_kind" in options:
         kind = options["pass_kind"]
         if not isinstance(kind, str):
-            raise _option_error("pass_kind", f"must be a pass kind name (a string), got {kind!r}")
+            raise _option_error("pass_kind", f"must be a pass kind name (a string), got {brief(kind)}")
         try:
             check_deal_pass_kind(rules, kind)
         except InvalidDealError as err:
@@ -350,7 +350,9 @@ def check_reset_options(rules: Rules, options: Mapping[str, Any] | None) -> dict
     if "hands" in options:
         hands = options["hands"]
         if isinstance(hands, str | bytes) or not isinstance(hands, Sequence | np.ndarray):
-            raise _option_error("hands", f"must be a list of {n} hands (one list of cards per seat), got {hands!r}")
+            raise _option_error(
+                "hands", f"must be a list of {n} hands (one list of cards per seat), got {brief(hands)}"
+            )
         if len(hands) != n:
             raise _option_error("hands", f"must hold {n} hands (one per seat), got {len(hands)}")
         out["hands"] = [_cards("hands", hand) for hand in hands]
