@@ -273,7 +273,7 @@ class HeartsDiscrete(spaces.Discrete):
 
     def contains(self, x: Any) -> bool:
         if type(x) is int:
-            return bool(0 <= x < self.n)
+            return bool(0 <= x < int(self.n))
         return super().contains(x)
 
 

@@ -179,7 +179,9 @@ class HeartsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         """The legal actions of the learning seat now, as ``bool`` (all ``False`` once it is over)."""
         return self._aec.observe(self._agent)["action_mask"].astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
+        """The table as text (``render_mode="ansi"``), or ``None``; typed ``Any`` because Gymnasium's
+        own return type differs between its releases."""
         return self._aec.render()
 
     def close(self) -> None:
