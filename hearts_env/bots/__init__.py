@@ -16,6 +16,9 @@ would, random stream included.
   over the deals consistent with the seat's decoded view, nothing else), determinized Monte-Carlo
   (``pimc:worlds=48,rollout=lean``) or single-observer information-set MCTS
   (``ismcts:iterations=300``); see ``hearts_env.bots.search``.
+- ``"moon"`` (``moon:pass=heuristic``, ``moon:giveup=late|never``, ``moon:when=strong``), ``"duck"``,
+  ``"queendump"``, ``"highest"``: the scripted adversaries of the exploitability suite
+  (``hearts_env.bots.scripted``; ``ADVERSARIES`` maps the suite's labels to their specs).
 - an object that already has ``act``: returned as it is.
 - an exported model directory: a path (``models/<name>`` or any other), or the bare name of a
   shipped model (``ppo-standard``), played by ``hearts_env.bots.model.load_bot``; a relative
@@ -31,16 +34,24 @@ from .heuristic import HeuristicBot
 from .make import BOT_SPECS, lineup_of, make_bot, spec_label
 from .model import ModelBot, load_bot
 from .random_bot import RandomBot
+from .scripted import ADVERSARIES, DuckBot, HighestBot, MoonSeeker, QueenDumper, ScriptedBot, scripted_bot
 
 __all__ = [
+    "ADVERSARIES",
     "BOT_SPECS",
     "Bot",
+    "DuckBot",
     "HeuristicBot",
+    "HighestBot",
     "ModelBot",
+    "MoonSeeker",
+    "QueenDumper",
     "RandomBot",
+    "ScriptedBot",
     "legal_actions",
     "lineup_of",
     "load_bot",
     "make_bot",
+    "scripted_bot",
     "spec_label",
 ]

@@ -13,9 +13,10 @@ from .base import Bot
 from .heuristic import HeuristicBot
 from .model import load_bot
 from .random_bot import RandomBot
+from .scripted import SCRIPTED_SPECS, scripted_bot
 from .search import SEARCH_SPECS, search_bot
 
-BOT_SPECS = ("random", "heuristic", "pimc", "ismcts")
+BOT_SPECS = ("random", "heuristic", "pimc", "ismcts", *SCRIPTED_SPECS)
 
 
 def make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, seed: int | None = None) -> Bot:
@@ -32,6 +33,8 @@ def make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, se
         return HeuristicBot(loaded, seed)
     if text.partition(":")[0] in SEARCH_SPECS:  # pimc, pimc:worlds=64,rollout=heuristic, ismcts:iterations=500
         return search_bot(text, loaded, seed)
+    if text.partition(":")[0] in SCRIPTED_SPECS:  # moon, moon:giveup=never,pass=heuristic, duck, queendump, highest
+        return scripted_bot(text, loaded, seed)
     if Path(text).suffix or Path(text).exists() or "/" in text or "\\" in text or find_model(text) is not None:
         return load_bot(text, loaded, seed)
     shipped = shipped_models()
