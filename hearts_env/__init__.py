@@ -17,6 +17,7 @@ from .core import (
     Rules,
     RulesError,
 )
+from .core.extras import MissingExtraError, missing_extra_message
 
 __version__ = "0.2.0"
 
@@ -46,16 +47,14 @@ _ENV_EXTRA = ("pettingzoo", "gymnasium")
 
 def _envs() -> Any:
     """``hearts_env.envs.hearts_v1``, imported on first use: without the ``env`` extra installed,
-    a ``ModuleNotFoundError`` that names the missing package and the extra to install."""
+    a ``MissingExtraError`` (a ``ModuleNotFoundError``) naming the missing package and the extra."""
     try:
         from .envs import hearts_v1  # optional third-party dependencies: PettingZoo and Gymnasium
     except ModuleNotFoundError as err:
         missing = (err.name or "").split(".")[0]
         if missing in _ENV_EXTRA:
-            raise ModuleNotFoundError(
-                f"the Hearts environments need {missing} (not installed): pip install 'hearts-env[env]'",
-                name=missing,
-            ) from None
+            message = missing_extra_message(missing, "env", "A Hearts environment")
+            raise MissingExtraError(message, name=missing) from None
         raise
     return hearts_v1
 

@@ -9,6 +9,7 @@ import threading
 import webbrowser
 from pathlib import Path
 
+from ..core.extras import MissingExtraError, import_extra
 from ..core.record import default_record_dir
 
 LOCAL_HOSTS = ("localhost",)
@@ -42,10 +43,11 @@ def add_serve_parser(subparsers: argparse._SubParsersAction) -> argparse.Argumen
 
 
 def serve_main(args: argparse.Namespace) -> int:
-    try:
-        import uvicorn  # the optional [web] extra
-    except ImportError:
-        print("hearts serve needs the web extra: pip install 'hearts-env[web]'", file=sys.stderr)
+    try:  # the optional web extra: a missing package is named with the command that installs it
+        import_extra("starlette", "web", "hearts serve")
+        uvicorn = import_extra("uvicorn", "web", "hearts serve")
+    except MissingExtraError as err:
+        print(err, file=sys.stderr)
         return 2
     from .server import create_app
 
