@@ -34,6 +34,7 @@ from hearts_env.nets import load_policy
 from .checkpoint import load_checkpoint
 from .export import check_model_name
 from .network import cardset_config, mlp_config
+from .opponents import pool_problem
 
 
 class ConfigError(ValueError):
@@ -132,7 +133,8 @@ class Args:
     selfplay_fraction: float = 0.5
     """share of tables where every seat learns"""
     pool: list[str] = field(default_factory=lambda: ["snapshot", "heuristic", "random"])
-    """opponent kinds drawn for the other tables: snapshot, heuristic, random"""
+    """opponent kinds drawn for the other tables: snapshot, heuristic, random, model:<model directory or shipped
+    name> (a frozen exported model, greedy), or a scripted adversary's label (moon, moon-stubborn, ...)"""
     pool_weights: list[float] = field(default_factory=lambda: [0.5, 0.4, 0.1])
     """draw weights of the pool kinds"""
     snapshot_every: int = 10
@@ -369,9 +371,9 @@ def check_args(args: Args, resume: Path | None = None) -> None:
         network_config(args, None)
     except ValueError as err:
         raise ConfigError(f"--network {args.network}: {err}") from None
-    bad_kinds = sorted(set(args.pool) - {"snapshot", "heuristic", "random"})
-    if bad_kinds:
-        raise ConfigError(f"--pool: unknown opponent kind(s) {', '.join(bad_kinds)}; use snapshot, heuristic, random")
+    problem = pool_problem(args.pool, loaded)  # a model is checked against every rule set of the run
+    if problem is not None:
+        raise ConfigError(f"--pool: {problem}")
     if len(args.pool_weights) != len(args.pool) or sum(args.pool_weights) <= 0 or min(args.pool_weights) < 0:
         raise ConfigError(
             f"--pool-weights {args.pool_weights}: give one weight >= 0 per pool kind {args.pool}, not all zero"

@@ -4,8 +4,9 @@ The whole algorithm reads top to bottom in ``train``: collect a rollout from ``n
 lockstep, compute GAE along each seat's own chain of decisions, run clipped PPO epochs, log,
 evaluate, checkpoint. Hearts is a multi-agent game: at every step one seat moves at each table.
 Each table has *learner* seats (played by the current network; their decisions are training
-samples) and *opponent* seats (played by a frozen snapshot of the network, the heuristic bot or a
-random bot, drawn per table from the pool at every rollout; ``training.opponents``). A seat's reward
+samples) and *opponent* seats (played by a frozen snapshot of the network, the heuristic bot, a
+random bot, a frozen exported model (``model:<path>``) or a scripted adversary (``moon``, ...), drawn
+per table from the pool at every rollout; ``training.opponents``). A seat's reward
 (minus its deal points, divided by the deal's penalty total) arrives with the step that ends the
 deal; with ``gamma = 1`` the value of a decision is that seat's expected final reward. A decision
 whose chain runs past the rollout's end (its deal is not over yet) is left out of the update: it
@@ -52,7 +53,7 @@ from .config import Args, ConfigError, Launch, args_from_dict, check_args, netwo
 from .engines import engine_generators, make_engine, reward_scales
 from .export import export_model, run_training_info
 from .network import build_network, evaluate_actions, greedy_actions, masked_log_probs, sample_actions
-from .opponents import NetworkOpponent, RandomOpponent
+from .opponents import BUILTIN_KINDS, NetworkOpponent, RandomOpponent, pool_opponent
 from .plotting import Progress, plot_learning_curve
 
 __all__ = ["Args", "ConfigError", "RunError", "args_from_dict", "compute_advantages", "main", "parse_args", "train"]
@@ -338,6 +339,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     weights = weights / weights.sum()  # check_args: one weight >= 0 per kind, not all zero
     heuristic = HeuristicPolicy()
     random_opponent = RandomOpponent()
+    # frozen exported models (model:<path>) and scripted adversaries (moon, ...): built once, fixed all run
+    fixed = {kind: pool_opponent(kind, all_rules, device, n) for kind in kinds if kind not in BUILTIN_KINDS}
 
     while update < num_updates:
         start = time.perf_counter()
@@ -392,6 +395,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                                     actions[sub] = opp.act(engine, rows[sub], obs[sub], mask[sub], sampler)
                         elif kind == "heuristic":
                             actions[sel] = heuristic.act(engine, rows[sel], full_obs[sel], mask[sel])
+                        elif kind in fixed:  # they read the full observation, through their own inputs
+                            actions[sel] = fixed[kind].act(engine, rows[sel], full_obs[sel], mask[sel], sampler)
                         else:  # random, or a snapshot before the first snapshot exists
                             actions[sel] = random_opponent.act(engine, rows[sel], obs[sel], mask[sel], sampler)
                 act_buf[t] = torch.where(is_learner, sampled, actions)
