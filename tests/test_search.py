@@ -10,11 +10,13 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from hearts_env.bots import make_bot
+from hearts_env.bots import HeuristicBot, make_bot
 from hearts_env.bots.belief import BeliefSampler, Constraints
+from hearts_env.bots.rollout import HeuristicRollout, view_voids
 from hearts_env.bots.search import ISMCTSBot, PIMCBot, search_bot
 from hearts_env.core import Rules
 from hearts_env.core.deal import PLAYING, seeded_deal
+from hearts_env.core.presets import PRESETS
 from hearts_env.envs.gym_env import HeartsGymEnv
 from hearts_env.obs import SeatedTable, decode_observation, encode_view, seat_view
 from hearts_env.tournament import run_tournament
@@ -230,3 +232,55 @@ def test_pimc_in_a_tournament_and_the_gym_env() -> None:
         action = int(np.flatnonzero(env.action_masks())[0])
         _, _, terminated, truncated, _ = env.step(action)
         done = terminated or truncated
+
+
+# ---------------------------------------------------------------------------------------------
+# The heuristic rollout
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_heuristic_rollout_plays_exactly_as_the_heuristic_bot(preset: str) -> None:
+    """Every play decision with a choice, at heuristic play with a fifth of the moves random (so the
+    positions include moon threats, voids and odd leads), is the heuristic bot's own."""
+    rules = Rules.load(preset)
+    bot, fast = HeuristicBot(rules), HeuristicRollout(rules)
+    n = rules.num_players
+    rng = random.Random(1)
+    decisions = 0
+    for d in range(6):
+        table = SeatedTable(rules)
+        deal = seeded_deal(rules, d)
+        table.start(deal)
+        while not deal.is_terminal():
+            seat = deal.current_player
+            obs = table.observation(seat)
+            legal = deal.legal_actions()
+            want = bot.act(obs)
+            if deal.phase == PLAYING and len(legal) > 1:
+                relative = view_voids(seat_view(deal, seat).void_in)
+                voids = [relative[(p - seat) % n] for p in range(n)]
+                assert fast.decide(deal, voids) == want, (preset, d, deal.trick, deal.hands[seat])
+                decisions += 1
+            table.apply(want if rng.random() < 0.8 else rng.choice(legal))
+    assert decisions > 100
+
+
+def test_heuristic_rollout_plays_out_as_four_heuristic_bots() -> None:
+    """``play_out`` from the start of a deal ends exactly where four heuristic bots end, voids tracked."""
+    rules = Rules.load("standard")
+    fast = HeuristicRollout(rules)
+    for seed in range(5):
+        deal = seeded_deal(rules, seed)
+        table = SeatedTable(rules)
+        reference = seeded_deal(rules, seed)
+        table.start(reference)
+        bots = [HeuristicBot(rules) for _ in range(4)]
+        while not reference.is_terminal():
+            table.apply(bots[reference.current_player].act(table.observation(reference.current_player)))
+        while deal.phase != PLAYING:  # the pass, as the heuristic bot passes
+            deal.apply_action(fast.decide(deal, [0] * 4))
+        voids = [0] * 4
+        fast.play_out(deal, voids)
+        assert deal.actions == reference.actions and deal.scores == reference.scores
+        assert voids == [sum(1 << s for s in set(row)) for row in seat_view(reference, 0).void_in]

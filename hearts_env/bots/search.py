@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,7 @@ from .base import legal_actions
 from .belief import BeliefSampler, fast_clone
 from .heuristic import HeuristicBot
 from .model import load_bot
+from .rollout import HeuristicRollout, view_voids
 
 SEARCH_SPECS = ("pimc", "ismcts")
 ROLLOUTS = ("lean", "random", "heuristic", "mixed", "mixed1", "mixed2", "mixed3")
@@ -69,8 +70,6 @@ _CARD_BITS = (1 << NUM_CARDS) - 1
 _HIGH_SPADES = (KS, AS)
 _HIGH_SPADE_MASK = (1 << KS) | (1 << AS)
 _TOP_SPADES_MASK = (1 << QS) | _HIGH_SPADE_MASK
-
-Policy = Callable[[Deal], int]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,25 +268,25 @@ class BotPolicy:
 
 
 class MixedPolicy:
-    """The heuristic bot (on each seat's own observation) until ``tricks`` more tricks are complete, then
-    the lean policy: the moves nearest the decision, which matter most, by the stronger and slower
-    player. ``start(deal)`` marks where a rollout begins."""
+    """The heuristic bot until ``tricks`` more tricks are complete, then the lean policy: the moves nearest
+    the decision, which matter most, by the faithful player, the rest by the cheaper one."""
 
     trusted = True  # the heuristic bot and the lean policy only choose legal actions
 
-    def __init__(self, rules: Rules, rng: random.Random, seed: int | None, tricks: int = 1) -> None:
-        self.heuristic = BotPolicy(HeuristicBot(rules, seed))
+    def __init__(self, rules: Rules, rng: random.Random, tricks: int = 1) -> None:
+        self.heuristic = HeuristicRollout(rules)
         self.lean = LeanPolicy(rules, rng)
         self.tricks = tricks
-        self.until = 0
 
-    def start(self, deal: Deal) -> None:
-        self.until = deal.trick_number + self.tricks
-
-    def __call__(self, deal: Deal) -> int:
-        if deal.phase == PLAYING and deal.trick_number < self.until:
-            return self.heuristic(deal)
-        return self.lean(deal)
+    def play_out(self, deal: Deal, voids: list[int]) -> Deal:
+        until = deal.trick_number + self.tricks
+        heuristic = self.heuristic
+        while deal.phase != DONE and deal.trick_number < until:
+            action = heuristic.decide(deal, voids)
+            if deal.phase == PLAYING and deal.trick and action < NUM_CARDS and not deal._led_mask >> action & 1:
+                voids[deal.current_player] |= 1 << (deal.trick[0] // NUM_RANKS)
+            deal.apply_action(action)
+        return rollout(deal, self.lean)
 
 
 def _best_moon_choice(deal: Deal) -> int:
@@ -302,28 +301,31 @@ def _best_moon_choice(deal: Deal) -> int:
     return best
 
 
-def make_policy(name: str, rules: Rules, rng: random.Random, seed: int | None) -> Policy:
-    """The rollout policy ``name``: ``lean``, ``random``, ``heuristic`` or a model directory / name."""
+def make_policy(name: str, rules: Rules, rng: random.Random, seed: int | None, match_episode: bool = False) -> Any:
+    """The rollout policy ``name``: ``heuristic``, ``lean``, ``random``, ``mixed``/``mixedK`` or a model
+    directory / name."""
+    if name == "heuristic":
+        return HeuristicRollout(rules, match_episode)
     if name == "lean":
         return LeanPolicy(rules, rng)
     if name == "random":
         return RandomPolicy(rng)
     if name.startswith("mixed"):  # mixed = mixed1: the heuristic for the rest of this trick; mixedK: K tricks
-        return MixedPolicy(rules, rng, seed, int(name[5:] or 1))
-    if name == "heuristic":
-        return BotPolicy(HeuristicBot(rules, seed))
+        return MixedPolicy(rules, rng, int(name[5:] or 1))
     return BotPolicy(load_bot(name, rules, seed))
 
 
-def rollout(deal: Deal, policy: Policy) -> Deal:
-    """Play ``deal`` out with ``policy`` (in place) and return it. A policy marked ``trusted`` (it only
-    returns actions of ``deal.legal_mask()``: the lean and random policies) has its card plays applied
-    through the engine's own trick step without the legality check again (the same state change as
-    ``apply_action``, which every other action and untrusted policy goes through)."""
+def rollout(deal: Deal, policy: Any, voids: list[int] | None = None) -> Deal:
+    """Play ``deal`` out with ``policy`` (in place) and return it. A policy with ``play_out(deal, voids)``
+    (the heuristic and mixed ones: they read the voids shown, ``voids``, per seat a mask of suits) plays
+    it itself. A policy marked ``trusted`` (it only returns actions of ``deal.legal_mask()``: the lean and
+    random policies) has its card plays applied through the engine's own trick step without the legality
+    check again (the same state change as ``apply_action``, which every other action and untrusted
+    policy goes through)."""
+    play_out = getattr(policy, "play_out", None)
+    if play_out is not None:
+        return play_out(deal, voids if voids is not None else [0] * deal.num_players)
     apply = deal.apply_action
-    start = getattr(policy, "start", None)
-    if start is not None:
-        start(deal)
     if not getattr(policy, "trusted", False):
         while deal.phase != DONE:
             apply(policy(deal))
@@ -339,6 +341,13 @@ def rollout(deal: Deal, policy: Policy) -> Deal:
         else:
             apply(action)
     return deal
+
+
+def apply_noting_voids(deal: Deal, action: int, voids: list[int]) -> None:
+    """``deal.apply_action(action)``, adding to ``voids`` the void a card off the led suit shows."""
+    if deal.phase == PLAYING and action < NUM_CARDS and deal.trick and not deal._led_mask >> action & 1:
+        voids[deal.current_player] |= 1 << (deal.trick[0] // NUM_RANKS)
+    deal.apply_action(action)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -372,6 +381,8 @@ class _SearchBot:
         view = decode_observation(observation["observation"], self.rules)
         if self.passing == "heuristic" and view.phase == "passing" and legal[0] < NUM_CARDS:
             return self.heuristic.act(observation)
+        if isinstance(self.policy, HeuristicRollout):  # the moon choice in the rollouts reads the episode kind
+            self.policy.match_episode = view.match_episode
         return self.search(view, legal, observation)
 
     def search(self, view: Any, legal: list[int], observation: Mapping[str, np.ndarray]) -> int:  # pragma: no cover
@@ -403,12 +414,14 @@ class PIMCBot(_SearchBot):
         """Each legal action's mean deal points for the seat over the sampled worlds."""
         totals = dict.fromkeys(legal, 0.0)
         policy = self.policy
+        shown = view_voids(view.void_in)
         for _ in range(self.worlds):
             world = self.sampler.sample(view, self.rng, legal)
             for a in legal:
                 sim = fast_clone(world)
-                sim.apply_action(a)
-                rollout(sim, policy)
+                voids = shown[:]
+                apply_noting_voids(sim, a, voids)
+                rollout(sim, policy, voids)
                 totals[a] += sim.scores[0]
         return {a: s / self.worlds for a, s in totals.items()}
 
@@ -463,8 +476,10 @@ class ISMCTSBot(_SearchBot):
         policy = self.policy
         scale = max(self.rules.tables.penalty_total, 1)
         c = self.exploration
+        shown = view_voids(view.void_in)
         for _ in range(self.iterations):
             world = self.sampler.sample(view, self.rng, legal)
+            voids = shown[:]
             node = root
             path: list[tuple[_Node, int, int]] = []
             expanded = False
@@ -486,11 +501,11 @@ class ISMCTSBot(_SearchBot):
                             best, best_value = b, value
                     a = best
                 path.append((node, a, seat))
-                world.apply_action(a)
+                apply_noting_voids(world, a, voids)
                 if expanded:
                     break
                 node = node.children.setdefault(a, _Node())
-            rollout(world, policy)
+            rollout(world, policy, voids)
             scores = world.scores
             for n, a, seat in path:
                 n.visits[a] = n.visits.get(a, 0) + 1
