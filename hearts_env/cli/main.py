@@ -5,7 +5,8 @@ Subcommands (each has ``--help``):
 - ``hearts play``: a person plays one seat against bots in the terminal (``PlaySession``).
 - ``hearts tournament``: bots against bots over duplicate deals (``hearts_env.cli.tournament``).
 - ``hearts train`` / ``hearts export``: ``hearts_env.training.ppo.main`` / ``hearts_env.training.export.main``
-  (the ``train`` extra: torch).
+  (the ``train`` extra: torch); with ``--backend rllib``, ``hearts_env.training.rllib.train.main`` /
+  ``hearts_env.training.rllib.export.main`` (the ``rllib`` extra: Ray RLlib).
 - ``hearts rules``: list the presets, ``show`` one, ``check`` a rule file.
 - ``hearts replay RECORD``: step through a saved game record trick by trick, every hand shown.
 - ``hearts serve``: a local web table in the browser (``hearts_env.web``; the ``web`` extra).
@@ -27,6 +28,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from ..core import HeartsError, Match, Rules
+from ..core.extras import MissingExtraError, import_extra
 from ..narrate.narrator import seat_names
 from ..narrate.style import spell_unencodable
 from ..web.cli import add_serve_parser
@@ -53,11 +55,51 @@ def selfplay_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _training_entry(command: str) -> Callable[[list[str]], int] | None:
-    """``main(argv)`` of ``hearts train`` / ``hearts export``; ``None`` (said on stderr) without torch.
-    Imported here, not at the top: torch is the optional ``train`` extra."""
+#: The training backends of ``hearts train`` / ``hearts export`` (``--backend``; ``ppo`` is the default).
+BACKENDS = ("ppo", "rllib")
+
+
+def split_backend(argv: Sequence[str]) -> tuple[str, list[str]]:
+    """``(backend, the other arguments)`` of ``--backend NAME`` / ``--backend=NAME`` (default ``ppo``);
+    ``ValueError`` names a missing or unknown backend."""
+    rest: list[str] = []
+    backend = "ppo"
+    tokens = list(argv)
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token == "--backend":
+            if i + 1 >= len(tokens):
+                raise ValueError(f"--backend: give one of {', '.join(BACKENDS)}")
+            backend, i = tokens[i + 1], i + 2
+            continue
+        if token.startswith("--backend="):
+            backend = token.split("=", 1)[1]
+        else:
+            rest.append(token)
+        i += 1
+    if backend not in BACKENDS:
+        raise ValueError(f"--backend {backend}: unknown backend; use {' or '.join(BACKENDS)}")
+    return backend, rest
+
+
+def _training_entry(command: str, backend: str = "ppo") -> Callable[[list[str]], int] | None:
+    """``main(argv)`` of ``hearts train`` / ``hearts export`` for ``backend``; ``None`` (said on stderr)
+    without its extra. Imported here, not at the top: torch (``train``) and ray (``rllib``) are optional."""
     try:
+        if backend == "rllib" and command == "train":
+            import_extra("ray", "rllib", "hearts train --backend rllib")
+            from ..training.rllib.train import main as rllib_train
+
+            return rllib_train
+        if backend == "rllib":  # the exporter reads the checkpoint's plain-array sidecar: no ray needed
+            from ..training.rllib.export import main as rllib_export
+
+            return rllib_export
         from ..training import export, ppo
+    except MissingExtraError as err:
+        print(f"hearts {command}: {err}", file=sys.stderr)
+        return None
     except ModuleNotFoundError as err:
         print(
             f"hearts {command}: needs {err.name}, from the training extra: pip install 'hearts-env[train]'",
@@ -68,13 +110,19 @@ def _training_entry(command: str) -> Callable[[list[str]], int] | None:
 
 
 def run_front_end(command: str, argv: Sequence[str]) -> int:
-    """``hearts tournament|train|export ARGS``: subcommands that parse their own arguments."""
+    """``hearts tournament|train|export ARGS``: subcommands that parse their own arguments
+    (``train`` and ``export`` take ``--backend ppo|rllib`` first)."""
     if command == "tournament":
         return tournament.main(list(argv), prog="hearts tournament")
-    entry = _training_entry(command)
+    try:
+        backend, rest = split_backend(argv)
+    except ValueError as err:
+        print(f"hearts {command}: {err}", file=sys.stderr)
+        return 2
+    entry = _training_entry(command, backend)
     if entry is None:
         return 3
-    return int(entry(list(argv)) or 0)
+    return int(entry(rest) or 0)
 
 
 FRONT_ENDS = ("tournament", "train", "export")
@@ -121,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="bots against bots over duplicate deals, with 95%% intervals (hearts tournament --help)",
         add_help=False,
     )
-    sub.add_parser("train", help="train a PPO policy (hearts train --help)", add_help=False)
+    sub.add_parser("train", help="train a PPO policy (hearts train --help; --backend rllib: Ray RLlib)", add_help=False)
     sub.add_parser("export", help="export a trained policy to models/<name> (hearts export --help)", add_help=False)
 
     rules = sub.add_parser(

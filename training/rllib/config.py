@@ -1,0 +1,197 @@
+"""The settings of an RLlib training run: ``RLlibArgs``, read by ``tyro`` from ``--config`` TOML and
+flags as ``training.config.Args`` is (the TOML's keys are fields; an unknown key is refused by name),
+and the checks that refuse, in one line and before anything is written, settings that cannot start.
+
+The launch flags ``--config``, ``--address``, ``--overwrite`` and ``--json`` say how to start, not
+what to train (``--backend rllib`` is taken off by ``hearts train`` before these are read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import io
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tyro
+
+from hearts_env.core import RulesError
+from hearts_env.core.rules import Rules
+
+from ..config import Bool, ConfigError, _one_line, _tokens, flag
+from ..export import check_model_name
+
+#: The opponent kinds a learner seat's table may draw per episode.
+POOL_KINDS = ("selfplay", "snapshot", "heuristic")
+
+
+@dataclass
+class RLlibArgs:
+    """Every setting of an RLlib PPO self-play run (TOML keys of ``--config`` and ``--flags``)."""
+
+    rules: str = "standard"
+    """preset name or rule file to train on"""
+    seed: int = 1
+    """seed of RLlib (weights, sampling) and of the deals"""
+    run_name: str = ""
+    """name of the run (default: derived from the settings)"""
+    runs_dir: str = "runs"
+    """where runs write checkpoints and logs"""
+    iterations: int = 20
+    """RLlib training iterations (each samples train_batch_size decisions, then updates)"""
+    num_env_runners: int = 2
+    """RLlib env runners (one process each; many on a cluster)"""
+    envs_per_runner: int = 4
+    """tables each env runner plays at once"""
+    train_batch_size: int = 8000
+    """decisions (env steps, every seat's) sampled per iteration"""
+    minibatch_size: int = 1000
+    """samples per gradient step"""
+    num_epochs: int = 4
+    """PPO epochs per iteration"""
+    learning_rate: float = 3e-4
+    """Adam learning rate"""
+    gamma: float = 1.0
+    """discount along a seat's decisions"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    clip_param: float = 0.2
+    """PPO ratio clip"""
+    entropy_coeff: float = 0.01
+    """entropy bonus (masked entropy)"""
+    vf_loss_coeff: float = 0.5
+    """value loss weight"""
+    grad_clip: float = 0.5
+    """gradient norm clip"""
+    hidden: list[int] = field(default_factory=lambda: [128, 128])
+    """hidden layer sizes of the MLP (the project's network, so it exports)"""
+    pool: list[str] = field(default_factory=lambda: ["selfplay", "snapshot", "heuristic"])
+    """opponent kinds drawn per episode: selfplay (every seat main), snapshot, heuristic"""
+    pool_weights: list[float] = field(default_factory=lambda: [0.25, 0.35, 0.4])
+    """draw weights of the pool kinds"""
+    snapshot_every: int = 5
+    """iterations between frozen snapshots of main"""
+    max_snapshots: int = 5
+    """snapshots kept in the pool"""
+    checkpoint_every: int = 5
+    """iterations between checkpoints (and one at the end)"""
+    export_name: str = ""
+    """export main to models/<name> at the end"""
+    progress: Bool = True
+    """print a progress line per iteration"""
+
+
+FIELDS = tuple(f.name for f in dataclasses.fields(RLlibArgs))
+
+_DESCRIPTION = (
+    "PPO self-play training with Ray RLlib (the rllib extra). Launch flags: --config FILE (TOML of these "
+    "settings, under the command line), --address auto|HOST:PORT|ray://HOST:PORT (join a running Ray "
+    "cluster; default: start a local Ray), --overwrite (replace a run of the same name), --json."
+)
+
+
+@dataclass(frozen=True)
+class RLlibLaunch:
+    """What ``hearts train --backend rllib`` was asked: the settings and how to start."""
+
+    args: RLlibArgs
+    address: str | None = None
+    overwrite: bool = False
+    json: bool = False
+
+
+def _tyro(tokens: Sequence[str], default: RLlibArgs, source: str) -> RLlibArgs:
+    prog = "hearts train --backend rllib"
+    if any(t in ("-h", "--help") for t in tokens):
+        return tyro.cli(RLlibArgs, args=list(tokens), default=default, prog=prog, description=_DESCRIPTION)
+    captured = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(captured), contextlib.redirect_stdout(captured):
+            return tyro.cli(RLlibArgs, args=list(tokens), default=default, prog=prog, description=_DESCRIPTION)
+    except SystemExit:
+        raise ConfigError(f"{source}: {_one_line(captured.getvalue())}") from None
+
+
+def read_toml(path: str) -> dict[str, Any]:
+    """The settings of a TOML file; ``ConfigError`` says why it cannot be read or names an unknown key."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"--config {path}: no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"--config {path}: is a directory, not a TOML file") from None
+    except OSError as err:
+        raise ConfigError(f"--config {path}: cannot read it: {err.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise ConfigError(f"--config {path}: not valid TOML: {err}") from None
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown:
+        raise ConfigError(f"--config {path}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(FIELDS)}")
+    return data
+
+
+def parse_args(argv: Sequence[str] | None = None) -> RLlibLaunch:
+    """The launch from the command line: defaults, then ``--config``, then flags."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--config")
+    parser.add_argument("--address")
+    parser.add_argument("--overwrite", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    launch, rest = parser.parse_known_args(list(argv) if argv is not None else None)
+    base = RLlibArgs()
+    if launch.config:
+        base = _tyro(_tokens(read_toml(launch.config)), base, f"--config {launch.config}")
+    args = _tyro(rest, base, "hearts train --backend rllib")
+    return RLlibLaunch(args, launch.address, launch.overwrite, launch.json)
+
+
+def check_args(args: RLlibArgs) -> Rules:
+    """Refuse, naming the option, settings that cannot start a run; returns the rules."""
+    try:
+        rules = Rules.load(args.rules)
+    except (RulesError, OSError, ValueError) as err:
+        raise ConfigError(f"--rules {args.rules}: {err}") from None
+    for name in ("iterations", "envs_per_runner", "train_batch_size", "minibatch_size", "num_epochs"):
+        if getattr(args, name) < 1:
+            raise ConfigError(f"{flag(name)} must be at least 1, got {getattr(args, name)}")
+    for name in ("snapshot_every", "max_snapshots", "checkpoint_every"):
+        if getattr(args, name) < 1:
+            raise ConfigError(f"{flag(name)} must be at least 1, got {getattr(args, name)}")
+    if args.num_env_runners < 0:
+        raise ConfigError(
+            f"--num-env-runners must be at least 0 (0: sample in this process), got {args.num_env_runners}"
+        )
+    if args.minibatch_size > args.train_batch_size:
+        raise ConfigError(
+            f"--minibatch-size {args.minibatch_size} is larger than --train-batch-size {args.train_batch_size}"
+        )
+    if not args.learning_rate > 0:
+        raise ConfigError(f"--learning-rate must be positive, got {args.learning_rate}")
+    if not args.hidden or min(args.hidden) < 1:
+        raise ConfigError(f"--hidden: layer sizes must be at least 1, got {args.hidden}")
+    bad = sorted(set(args.pool) - set(POOL_KINDS))
+    if bad or not args.pool:
+        raise ConfigError(
+            f"--pool: unknown opponent kind(s) {', '.join(bad) or '(none given)'}; use {', '.join(POOL_KINDS)}"
+        )
+    if len(args.pool_weights) != len(args.pool) or sum(args.pool_weights) <= 0 or min(args.pool_weights) < 0:
+        raise ConfigError(
+            f"--pool-weights {args.pool_weights}: give one weight >= 0 per pool kind {args.pool}, not all zero"
+        )
+    if args.export_name:
+        try:
+            check_model_name(args.export_name)
+        except ValueError as err:
+            raise ConfigError(f"--export-name: {err}") from None
+    if args.run_name and (Path(args.run_name).name != args.run_name or args.run_name.startswith(".")):
+        raise ConfigError(f"--run-name: a run name is a plain directory name, such as my-run; got {args.run_name!r}")
+    return rules
+
+
+__all__ = ["FIELDS", "POOL_KINDS", "RLlibArgs", "RLlibLaunch", "check_args", "parse_args", "read_toml"]
