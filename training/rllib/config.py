@@ -44,6 +44,8 @@ class RLlibArgs:
     """where runs write checkpoints and logs"""
     iterations: int = 20
     """RLlib training iterations (each samples train_batch_size decisions, then updates)"""
+    max_minutes: float = 0.0
+    """stop after the iteration that reaches this much wall time (0: no limit)"""
     num_env_runners: int = 2
     """RLlib env runners (one process each; many on a cluster)"""
     envs_per_runner: int = 4
@@ -171,6 +173,8 @@ def check_args(args: RLlibArgs) -> Rules:
         raise ConfigError(
             f"--minibatch-size {args.minibatch_size} is larger than --train-batch-size {args.train_batch_size}"
         )
+    if not args.max_minutes >= 0:
+        raise ConfigError(f"--max-minutes must be at least 0 (0: no limit), got {args.max_minutes}")
     if not args.learning_rate > 0:
         raise ConfigError(f"--learning-rate must be positive, got {args.learning_rate}")
     if not args.hidden or min(args.hidden) < 1:

@@ -264,7 +264,8 @@ def _run(args: RLlibArgs, rules: Rules, run_dir: Path, overwrite: bool) -> dict[
                     writer.add_scalar(key if "/" in key else f"train/{key}", value, figures["decisions"])
             if args.progress:
                 print(_progress_line(figures, args.iterations), file=sys.stderr, flush=True)
-            if iteration % args.checkpoint_every == 0 or iteration == args.iterations:
+            out_of_time = bool(args.max_minutes) and elapsed >= 60 * args.max_minutes
+            if iteration % args.checkpoint_every == 0 or iteration == args.iterations or out_of_time:
                 info = {
                     "iteration": iteration,
                     "decisions": figures["decisions"],
@@ -272,6 +273,8 @@ def _run(args: RLlibArgs, rules: Rules, run_dir: Path, overwrite: bool) -> dict[
                     "args": dataclasses.asdict(args),
                 }
                 save_checkpoint(algo, run_dir / "checkpoint", rules, args.hidden, info)
+            if out_of_time:
+                break
         writer.close()
     finally:
         algo.stop()

@@ -1,0 +1,335 @@
+"""The RLlib backend: the turn-based MultiAgentEnv, the masking module, self-play mapping, the
+``hearts train/export --backend rllib`` commands end to end, the example, and every refusal."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import ray  # the rllib extra; CI installs it
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+from hearts_env.bots import HeuristicBot
+from hearts_env.cli.main import main as hearts
+from hearts_env.core import IllegalActionError, Rules
+from hearts_env.envs.rllib import HeartsMultiAgentEnv
+from hearts_env.nets import load_policy
+from hearts_env.tournament import run_tournament
+from hearts_env.training.rllib.export import SIDECAR, CheckpointError, read_checkpoint
+from hearts_env.training.rllib.modules import HeuristicModule, MaskedPPOModule
+from hearts_env.training.rllib.selfplay import SeatMapping
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _legal(observation: dict) -> np.ndarray:
+    return np.flatnonzero(observation["action_mask"])
+
+
+def _play_episode(env: HeartsMultiAgentEnv, seed: int, rng: np.random.Generator) -> dict:
+    """One episode of random legal play, checking every step's contract; returns what it saw."""
+    obs, _ = env.reset(seed=seed)
+    raw = env.raw
+    returns: dict[str, float] = {}
+    acted: set[str] = set()
+    steps = 0
+    while True:
+        assert len(obs) == 1, f"only the seat to move observes, got {sorted(obs)}"
+        ((agent, observation),) = obs.items()
+        assert agent == f"seat_{raw.deal.current_player}"
+        assert observation["observations"].dtype == np.float32 and observation["action_mask"].dtype == np.float32
+        assert set(np.unique(observation["action_mask"])) <= {0.0, 1.0}
+        assert _legal(observation).tolist() == sorted(raw.deal.legal_actions())
+        assert env.observation_spaces[agent].contains(observation)
+        action = int(rng.choice(_legal(observation)))
+        acted.add(agent)
+        obs, rewards, terminateds, truncateds, _infos = env.step({agent: np.int64(action)})
+        steps += 1
+        for a, r in rewards.items():
+            returns[a] = returns.get(a, 0.0) + r
+        assert truncateds == {"__all__": False}
+        if terminateds["__all__"]:
+            break
+        assert set(rewards) == set(obs), "a reward goes with the seat's next observation"
+    assert set(obs) == acted and set(rewards) == acted, "every seat that acted gets its last observation and reward"
+    assert all(terminateds[a] for a in acted)
+    return {"returns": returns, "steps": steps, "points": env.last_episode["points"], "acted": acted}
+
+
+@pytest.mark.parametrize("rules", ["standard", "three_player", "omnibus"])
+def test_env_passes_rllibs_check_and_plays_turn_by_turn(rules: str) -> None:
+    env = HeartsMultiAgentEnv({"rules": rules})
+    check_multiagent_environments(env)  # RLlib's own check, with its sampled action (legal: see LegalActions)
+    n = Rules.load(rules).num_players
+    assert env.possible_agents == [f"seat_{p}" for p in range(n)]
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        seen = _play_episode(env, seed, rng)
+        scale = env.reward_scale
+        assert scale == pytest.approx(1 / Rules.load(rules).tables.penalty_total)
+        for p, points in enumerate(seen["points"]):
+            assert seen["returns"].get(f"seat_{p}", 0.0) == pytest.approx(-points * scale)
+        assert env.last_episode["decisions"] == seen["steps"]
+    assert env.illegal_actions == 0 and env.actions_checked > 0
+
+
+def test_match_episode_rewards_accumulate_between_turns() -> None:
+    env = HeartsMultiAgentEnv({"rules": "standard", "episode": "match", "reward_scale": 1.0})
+    rng = np.random.default_rng(1)
+    seen = _play_episode(env, 5, rng)
+    match = env.raw.match
+    assert match is not None and match.over and len(match.history) > 1
+    for p in range(4):  # every deal's reward reached the seat, once
+        assert seen["returns"][f"seat_{p}"] == pytest.approx(-match.totals[p])
+
+
+def test_illegal_action_raises_and_is_counted_game_unchanged() -> None:
+    env = HeartsMultiAgentEnv({"rules": "standard"})
+    obs, _ = env.reset(seed=3)
+    ((agent, observation),) = obs.items()
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    before = env.raw.save_state()
+    with pytest.raises(IllegalActionError):
+        env.step({agent: illegal})
+    assert env.illegal_actions == 1
+    assert env.raw.save_state() == before, "an illegal action leaves the game as it was"
+    with pytest.raises(ValueError, match="seat"):
+        env.step({"seat_9": 0})
+    space = env.get_action_space(agent)
+    assert all(observation["action_mask"][space.sample()] == 1 for _ in range(50)), "sample() is legal"
+    env.step({agent: int(space.sample())})  # the game goes on
+    assert env.illegal_actions == 1
+
+
+def test_env_config_refuses_unknown_keys_and_bad_options() -> None:
+    with pytest.raises(ValueError, match=r"unknown key.*rulez"):
+        HeartsMultiAgentEnv({"rulez": "standard"})
+    with pytest.raises(ValueError, match="reward_scale"):
+        HeartsMultiAgentEnv({"reward_scale": "big"})
+    with pytest.raises(ValueError, match="dealer"):
+        HeartsMultiAgentEnv({"reset_options": {"dealer": 9}})
+    env = HeartsMultiAgentEnv({"rules": "standard", "reset_options": {"pass_kind": "hold"}})
+    env.reset(seed=0)
+    assert env.raw.deal.pass_kind == "hold"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The modules
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _module(cls: type, **model_config: object):
+    env = HeartsMultiAgentEnv({"rules": "standard"})
+    return cls(
+        observation_space=env.observation_spaces["seat_0"],
+        action_space=env.action_spaces["seat_0"],
+        model_config={"hidden": [32], "num_players": 4, **model_config},
+    )
+
+
+def test_masking_module_gives_illegal_actions_zero_probability_everywhere() -> None:
+    torch.manual_seed(0)
+    module = _module(MaskedPPOModule)
+    batch_size = 6
+    x = torch.rand(batch_size, 2577) * 2
+    mask = torch.zeros(batch_size, 68)
+    legal_sets = [[0], [3, 7], [12, 13, 50], list(range(52)), [52, 53], [66, 67]]  # hand-made masks
+    for row, legal in enumerate(legal_sets):
+        mask[row, legal] = 1.0
+    batch = {Columns.OBS: {"observations": x, "action_mask": mask}}
+    dist_cls = module.get_train_action_dist_cls()
+    for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
+        logits = forward(batch)[Columns.ACTION_DIST_INPUTS]
+        dist = dist_cls.from_logits(logits)
+        samples = torch.stack([dist.sample() for _ in range(300)])  # (300, B)
+        assert bool((mask.gather(1, samples.T) == 1).all()), "a sampled action is illegal"
+        all_actions = torch.arange(68).unsqueeze(1).expand(68, batch_size)
+        probs = torch.stack([dist.logp(a).exp() for a in all_actions]).T  # (B, 68)
+        assert bool((probs[mask == 0] == 0).all()), "an illegal action has probability > 0"
+        assert torch.allclose(probs.sum(1), torch.ones(batch_size), atol=1e-5)
+        legal_p = probs.clamp_min(1e-30)
+        manual = -(torch.where(mask == 1, probs * legal_p.log(), torch.zeros_like(probs))).sum(1)
+        assert torch.allclose(dist.entropy(), manual, atol=1e-5), "the entropy counts illegal actions"
+        assert float(dist.entropy()[0].detach()) == pytest.approx(0.0, abs=1e-6)  # one legal action: no entropy
+        assert bool((mask.gather(1, dist.to_deterministic().sample().unsqueeze(1)) == 1).all())
+    train_out = module.forward_train(batch)
+    values = module.compute_values(batch, train_out[Columns.EMBEDDINGS])
+    assert torch.allclose(values, module.compute_values(batch)), "the value rides along as the embedding"
+    # the loss's gradient never reaches an illegal logit through the policy
+    logits = module.forward_train(batch)[Columns.ACTION_DIST_INPUTS]
+    loss = -dist_cls.from_logits(logits).entropy().sum()
+    logits.retain_grad()
+    loss.backward()
+    assert bool((logits.grad[mask == 0] == 0).all())
+
+
+def test_heuristic_module_plays_the_heuristic_bot() -> None:
+    module = _module(HeuristicModule, rules=Rules.load("standard").to_dict())
+    env = HeartsMultiAgentEnv({"rules": "standard"})
+    bot = HeuristicBot(Rules.load("standard"))
+    rows, masks, wanted = [], [], []
+    for seed in range(5):
+        obs, _ = env.reset(seed=seed)
+        for _ in range(20):
+            ((agent, o),) = obs.items()
+            rows.append(o["observations"])
+            masks.append(o["action_mask"])
+            wanted.append(bot.act({"observation": o["observations"], "action_mask": o["action_mask"]}))
+            obs, *_ = env.step({agent: wanted[-1]})
+    batch = {
+        Columns.OBS: {
+            "observations": torch.from_numpy(np.stack(rows)),
+            "action_mask": torch.from_numpy(np.stack(masks)),
+        }
+    }
+    assert module.forward_exploration(batch)[Columns.ACTIONS].tolist() == wanted
+
+
+def test_seat_mapping_is_one_draw_per_episode() -> None:
+    mapping = SeatMapping(["selfplay", "snapshot", "heuristic"], [1, 1, 1], ["main_v1", "main_v2"], 4)
+    kinds = {"selfplay": 0, "heuristic": 0, "snapshot": 0}
+    for i in range(300):
+        table = mapping.table(f"episode-{i}")
+        assert table == mapping.table(f"episode-{i}"), "every seat of an episode sees the same draw"
+        assert "main" in table
+        if table.count("main") == 4:
+            kinds["selfplay"] += 1
+        else:
+            assert table.count("main") == 1 and len(set(table)) == 2
+            kinds["heuristic" if "heuristic" in table else "snapshot"] += 1
+    assert all(60 < k < 140 for k in kinds.values()), kinds
+    early = SeatMapping(["snapshot"], [1], [], 4)  # before the first snapshot: self-play
+    assert early.table("x") == ["main"] * 4
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The commands
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_train_export_load_and_tournament_through_the_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = tmp_path / "runs"
+    code = hearts(
+        [
+            "train",
+            "--backend",
+            "rllib",
+            "--config",
+            str(ROOT / "configs/train/rllib_standard.toml"),
+            "--num-env-runners",
+            "2",
+            "--iterations",
+            "2",
+            "--envs-per-runner",
+            "2",
+            "--train-batch-size",
+            "600",
+            "--minibatch-size",
+            "300",
+            "--num-epochs",
+            "1",
+            "--hidden",
+            "32",
+            "--snapshot-every",
+            "1",
+            "--runs-dir",
+            str(runs),
+            "--run-name",
+            "tiny",
+        ]
+    )
+    out = capsys.readouterr()
+    assert code == 0, out.err[-2000:]
+    assert "iteration 2/2" in out.err
+    run = runs / "tiny"
+    metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [m["iteration"] for m in metrics] == [1, 2]
+    last = metrics[-1]
+    assert last["decisions"] >= 1200
+    assert last["illegal_actions"] == 0 and last["illegal_samples"] == 0, "a sampled action was illegal"
+    assert last["decisions_checked"] > 0, "no finished episode was checked"
+    assert last["snapshots"] == 2 and "vs_snapshot/main_points" in last
+    assert any((run / "tb").iterdir())
+    checkpoint = run / "checkpoint"
+    assert (checkpoint / SIDECAR).is_file() and (checkpoint / "rllib_checkpoint.json").is_file()
+
+    models = tmp_path / "models"
+    export = ["export", "--backend", "rllib", str(checkpoint), "--models-dir", str(models)]
+    assert hearts([*export, "--name", "rl-tiny"]) == 0
+    policy = load_policy(models / "rl-tiny", "standard")
+    assert policy.config["hidden"] == [32]
+    card = json.loads((models / "rl-tiny" / "model.json").read_text())
+    assert card["training"]["backend"] == "rllib" and card["training"]["decisions"] == last["decisions"]
+    result = run_tournament([str(models / "rl-tiny"), "heuristic"], "standard", deals=20, progress=False)
+    assert result.sets == 20 and all(math.isfinite(b.mean) for b in result.bots)
+
+    # the exporter refuses other rules, another encoding version and a directory without the sidecar
+    capsys.readouterr()
+    args = [*export, "--name", "x"]
+    assert hearts([*args, "--rules", "three_player"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "other rules" in err and "num_players: model 4, asked 3" in err
+    card_path = checkpoint / SIDECAR
+    sidecar = json.loads(card_path.read_text())
+    card_path.write_text(json.dumps({**sidecar, "encoding_version": sidecar["encoding_version"] + 1}))
+    with pytest.raises(CheckpointError, match="encoding version"):
+        read_checkpoint(checkpoint)
+    card_path.unlink()
+    assert hearts(args) == 2
+    assert "not a hearts-env RLlib checkpoint" in capsys.readouterr().err
+    assert not (models / "x").exists()
+
+
+def test_unreachable_address_fails_in_one_line_writing_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = tmp_path / "runs"
+    for address in ("127.0.0.1:1", "ray://127.0.0.1:1", "nonsense"):
+        code = hearts(["train", "--backend", "rllib", "--address", address, "--runs-dir", str(runs), "--run-name", "r"])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1 and err.startswith(f"hearts train: --address {address}: "), err
+    assert not runs.exists()
+    assert not ray.is_initialized()
+    assert hearts(["train", "--backend", "tensorflow"]) == 2
+    assert "unknown backend" in capsys.readouterr().err
+    assert hearts(["train", "--backend", "rllib", "--iterations", "0", "--runs-dir", str(runs)]) == 2
+    assert "--iterations must be at least 1" in capsys.readouterr().err
+    assert not runs.exists()
+
+
+def test_missing_ray_names_the_extra() -> None:
+    code = (
+        "import sys; sys.modules['ray'] = None\n"
+        "from hearts_env.cli.main import main\n"
+        "raise SystemExit(main(['train', '--backend', 'rllib']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3
+    assert "pip install 'hearts-env[rllib]'" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_example_runs(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples/rllib_selfplay.py"), "--iterations", "1", "--tiny"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "illegal actions: 0" in done.stdout
+    assert "points per deal" in done.stdout
