@@ -183,7 +183,7 @@ class MoonSeeker(ScriptedBot):
         o = self.options
         self.name = f"moon:pass={o.passing},giveup={o.giveup},when={o.when}"
 
-    def _strong(self, cards: set[int]) -> bool:
+    def moon_worthy(self, cards: set[int]) -> bool:
         """Whether ``cards`` look moon-worthy (``when=strong``)."""
         if self.options.when == "always":
             return True
@@ -192,14 +192,14 @@ class MoonSeeker(ScriptedBot):
         return points * 13 >= STRONG_POINTS_PER_13 * len(cards) and hearts >= STRONG_HEART_POINTS
 
     def _pass(self, view: SeatView, legal: list[int]) -> int | None:
-        if not self.moon_on or self.options.passing == "heuristic" or not self._strong(set(view.hand)):
+        if not self.moon_on or self.options.passing == "heuristic" or not self.moon_worthy(set(view.hand)):
             return None
         values = self.values
         return min(legal, key=lambda c: (values[c] != 0, _rank(c), c))
 
     def going_for_it(self, view: SeatView) -> bool:
         """Whether it still goes for the moon, from what the seat sees."""
-        if not self.moon_on or not self._strong(set(view.hand) | set(view.played_by[0])):
+        if not self.moon_on or not self.moon_worthy(set(view.hand) | set(view.played_by[0])):
             return False
         if self.options.giveup == "never":
             return True
