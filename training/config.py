@@ -137,6 +137,12 @@ class Args:
     name> (a frozen exported model, greedy), or a scripted adversary's label (moon, moon-stubborn, ...)"""
     pool_weights: list[float] = field(default_factory=lambda: [0.5, 0.4, 0.1])
     """draw weights of the pool kinds"""
+    exploiter_fraction: float = 0.0
+    """share of the other tables turned around: the pool's opponent sits alone among copies of the learner (as an
+    exploiter meets a model; where moon defence is learned)"""
+    pool_priority: float = 0.0
+    """prioritise the pool toward what the learner loses to (PFSP): a kind's weight is multiplied by
+    (1 - win rate)^pool_priority, win rates tracked per kind over recent rollouts (0: the fixed weights)"""
     snapshot_every: int = 10
     """updates between frozen snapshots"""
     max_snapshots: int = 8
@@ -317,7 +323,7 @@ _AT_LEAST_ONE = (
     "checkpoint_every",
     "eval_deals",
 )
-_AT_LEAST_ZERO = ("total_decisions", "imitation_samples", "eval_every", "threads")
+_AT_LEAST_ZERO = ("total_decisions", "imitation_samples", "eval_every", "threads", "pool_priority")
 
 
 def network_config(args: Args, obs_dim: int | None) -> dict[str, Any]:
@@ -352,8 +358,9 @@ def check_args(args: Args, resume: Path | None = None) -> None:
     for name in _AT_LEAST_ZERO:
         if getattr(args, name) < 0:
             raise ConfigError(f"{flag(name)} must be at least 0, got {getattr(args, name)}")
-    if not 0.0 <= args.selfplay_fraction <= 1.0 or not 0.0 <= args.imitation_dagger <= 1.0:
-        raise ConfigError("--selfplay-fraction and --imitation-dagger are shares between 0 and 1")
+    for name in ("selfplay_fraction", "imitation_dagger", "exploiter_fraction"):
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            raise ConfigError(f"{flag(name)} is a share between 0 and 1, got {getattr(args, name)}")
     loaded = load_rules(args)
     counts = {spec: r.num_players for spec, r in zip([args.rules, *args.more_rules], loaded, strict=True)}
     if len(set(counts.values())) > 1:

@@ -155,6 +155,14 @@ def evaluate_against(
 RUN_FILES = ("checkpoint.pt", "metrics.jsonl", "learning_curve.png", "tb")
 
 
+def prioritised(weights: np.ndarray, kinds: list[str], win_rate: dict[str, float], power: float) -> np.ndarray:
+    """Prioritised fictitious self-play's draw: each kind's weight times (1 - its win rate)^power,
+    renormalised; a kind the learner always beats keeps a floor of 5% of its weight."""
+    losing = np.array([max(0.05, 1.0 - win_rate[k]) ** power for k in kinds])
+    draw = weights * losing
+    return draw / draw.sum() if draw.sum() > 0 else weights
+
+
 def default_run_name(args: Args) -> str:
     rules = Path(args.rules).stem
     return f"{rules}-{args.network}-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -341,6 +349,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     random_opponent = RandomOpponent()
     # frozen exported models (model:<path>) and scripted adversaries (moon, ...): built once, fixed all run
     fixed = {kind: pool_opponent(kind, all_rules, device, n) for kind in kinds if kind not in BUILTIN_KINDS}
+    # PFSP: the learner's recent win rate per kind (kept in the metrics history, so a resumed run continues it)
+    win_rate = {kind: float(history[-1].get(f"pool/win/{kind}", 0.5)) if history else 0.5 for kind in kinds}
 
     while update < num_updates:
         start = time.perf_counter()
@@ -352,8 +362,15 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
         learner[selfplay] = True
         solo_seat = torch.as_tensor(table_rng.integers(0, n, B), device=device)
         learner[rows, solo_seat] = True
-        kind_of_table = torch.as_tensor(table_rng.choice(len(kinds), size=B, p=weights), device=device)
+        draw = weights if args.pool_priority == 0 else prioritised(weights, kinds, win_rate, args.pool_priority)
+        kind_of_table = torch.as_tensor(table_rng.choice(len(kinds), size=B, p=draw), device=device)
         snap_of_table = torch.as_tensor(table_rng.integers(0, max(1, len(snapshots)), B), device=device)
+        if args.exploiter_fraction > 0:  # turned-around tables: the opponent alone among learners
+            lone = ~selfplay & torch.as_tensor(table_rng.random(B) < args.exploiter_fraction, device=device)
+            learner[lone] = True
+            learner[rows[lone], torch.as_tensor(table_rng.integers(0, n, B), device=device)[lone]] = False
+        wins = torch.zeros(len(kinds), device=device)  # learner results per pool kind in this rollout
+        games = torch.zeros(len(kinds), device=device)
         if len(frozen) != len(snapshots) or any(f.weights is not w for f, w in zip(frozen, snapshots, strict=True)):
             frozen = [NetworkOpponent.frozen(network.config, w, device, i, n) for i, w in enumerate(snapshots)]
 
@@ -417,6 +434,16 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                         term_buf[s, r] = True
                         rew_buf[s, r] = result.rewards[r, seat] * reward_scale[r]
                     last_step[done_rows] = -1
+                    # a win: the learner seats' mean reward above the other seats' (ties count half)
+                    mixed = done_rows[~selfplay[done_rows]]
+                    if args.pool_priority > 0 and mixed.numel():
+                        seats = learner[mixed].float()
+                        rewards = result.rewards[mixed]
+                        mine = (rewards * seats).sum(1) / seats.sum(1)
+                        theirs = (rewards * (1 - seats)).sum(1) / (1 - seats).sum(1).clamp(min=1)
+                        outcome = (mine > theirs).float() + 0.5 * (mine == theirs).float()
+                        wins.index_add_(0, kind_of_table[mixed], outcome)
+                        games.index_add_(0, kind_of_table[mixed], torch.ones_like(outcome))
 
         rollout_s = time.perf_counter() - start
         advantages, valid = compute_advantages(val_buf, rew_buf, term_buf, next_buf, args.gamma, args.gae_lambda)
@@ -475,6 +502,12 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             explained_variance=explained,
             learning_rate=optimizer.param_groups[0]["lr"],
         )
+        if args.pool_priority > 0:
+            for k, kind in enumerate(kinds):
+                if float(games[k]) > 0:  # a running mean over recent rollouts
+                    win_rate[kind] += 0.2 * (float(wins[k] / games[k]) - win_rate[kind])
+                metrics[f"pool/win/{kind}"] = win_rate[kind]
+                metrics[f"pool/weight/{kind}"] = float(draw[k])
         if update % args.snapshot_every == 0:
             snapshots.append({k: v.detach().clone() for k, v in network.state_dict().items()})
             snapshots = snapshots[-args.max_snapshots :]

@@ -1,0 +1,56 @@
+"""Seat roles of the training pool: turned-around tables (the opponent alone among learners) and the
+prioritised draw (PFSP), in real tiny runs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from hearts_env.training import config, ppo  # noqa: E402
+
+TINY = {
+    "num_envs": 32, "num_steps": 32, "total_decisions": 3 * 32 * 32, "minibatch_size": 256, "update_epochs": 1,
+    "hidden": [16], "eval_deals": 8, "eval_every": 0, "checkpoint_every": 10, "snapshot_every": 1,
+    "progress": False, "selfplay_fraction": 0.0,
+}  # fmt: skip
+
+
+def _run(tmp_path, **settings):
+    args = config.Args(runs_dir=str(tmp_path / "runs"), run_name="r", **{**TINY, **settings})
+    ppo.train(args)
+    lines = (tmp_path / "runs" / "r" / "metrics.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_turned_around_tables_give_the_learner_every_seat_but_one(tmp_path) -> None:
+    history = _run(tmp_path, pool=["moon"], pool_weights=[1.0], exploiter_fraction=1.0)
+    share = history[-1]["learner_decisions"] / history[-1]["decisions"]
+    assert share == pytest.approx(0.75, abs=0.03)  # three learner seats of four, every table
+    solo = _run(tmp_path / "solo", pool=["moon"], pool_weights=[1.0])
+    assert solo[-1]["learner_decisions"] / solo[-1]["decisions"] == pytest.approx(0.25, abs=0.03)
+
+
+def test_the_prioritised_draw_leans_toward_the_kind_the_learner_loses_to(tmp_path) -> None:
+    history = _run(tmp_path, pool=["heuristic", "random"], pool_weights=[0.5, 0.5], pool_priority=2.0)
+    last = history[-1]
+    assert 0.0 <= last["pool/win/random"] <= 1.0 and 0.0 <= last["pool/win/heuristic"] <= 1.0
+    assert last["pool/win/heuristic"] < last["pool/win/random"]  # an untrained learner loses to the bot
+    assert last["pool/weight/heuristic"] > 0.5 > last["pool/weight/random"]
+    assert last["pool/weight/heuristic"] + last["pool/weight/random"] == pytest.approx(1.0)
+
+
+def test_prioritised_weights_follow_the_pfsp_formula() -> None:
+    draw = ppo.prioritised(np.array([0.5, 0.5]), ["a", "b"], {"a": 0.25, "b": 1.0}, 2.0)
+    expected = np.array([0.5 * 0.75**2, 0.5 * 0.05**2])
+    assert draw == pytest.approx(expected / expected.sum())
+
+
+@pytest.mark.parametrize(("name", "value"), [("exploiter_fraction", 1.5), ("pool_priority", -1.0)])
+def test_bad_role_settings_are_refused_by_name(tmp_path, name, value) -> None:
+    args = config.Args(runs_dir=str(tmp_path), **{name: value})
+    with pytest.raises(config.ConfigError, match=name.replace("_", "-")):
+        config.check_args(args)
