@@ -13,8 +13,9 @@ import pytest
 from hearts_env.bots import HeuristicBot, make_bot
 from hearts_env.bots.belief import BeliefSampler, Constraints
 from hearts_env.bots.rollout import HeuristicRollout, view_voids
-from hearts_env.bots.search import ISMCTSBot, PIMCBot, search_bot
+from hearts_env.bots.search import ISMCTSBot, PIMCBot, equivalent_cards, search_bot, trick_agrees
 from hearts_env.core import Rules
+from hearts_env.core.cards import QS
 from hearts_env.core.deal import PLAYING, seeded_deal
 from hearts_env.core.presets import PRESETS
 from hearts_env.envs.gym_env import HeartsGymEnv
@@ -217,7 +218,8 @@ def test_specs() -> None:
     colon = search_bot("pimc:worlds=4:rollout=mixed", rules, 0)
     assert isinstance(colon, PIMCBot) and colon.worlds == 4 and colon.rollout_name == "mixed"
     assert isinstance(make_bot("pimc", rules), PIMCBot)
-    for bad in ("pimc:worlds", "pimc:depth=3", "pimc:iterations=3", "ismcts:worlds=3", "pimc:passing=never"):
+    assert search_bot("pimc:weigh=0", rules, 0).weigh is False and search_bot("pimc", rules, 0).weigh is True
+    for bad in ("pimc:worlds", "pimc:depth=3", "pimc:iterations=3", "ismcts:worlds=3", "pimc:passing=never", "pimc:weigh=2"):
         with pytest.raises(ValueError):
             make_bot(bad, rules)
 
@@ -284,3 +286,61 @@ def test_heuristic_rollout_plays_out_as_four_heuristic_bots() -> None:
         fast.play_out(deal, voids)
         assert deal.actions == reference.actions and deal.scores == reference.scores
         assert voids == [sum(1 << s for s in set(row)) for row in seat_view(reference, 0).void_in]
+
+
+def test_the_true_world_agrees_with_heuristic_plays() -> None:
+    """At heuristic self-play, the true hands (put in a world as the sampler builds one) always agree with
+    the current trick's plays, so the filter of ``draw_worlds`` never sets the truth aside; and some
+    sampled worlds do not agree (the filter has something to do)."""
+    rules = Rules.load("standard")
+    n = rules.num_players
+    sampler = BeliefSampler(rules, exact_history=False)
+    policy = HeuristicRollout(rules)
+    rng = random.Random(3)
+    bot = HeuristicBot(rules)
+    checked = disagreed = 0
+    for d in range(6):
+        table = SeatedTable(rules)
+        deal = seeded_deal(rules, d)
+        table.start(deal)
+        while not deal.is_terminal():
+            seat = deal.current_player
+            obs = table.observation(seat)
+            if deal.phase == PLAYING and deal.trick and len(deal.legal_actions()) > 1:
+                view = decode_observation(obs["observation"], rules)
+                hands = [deal.hands[(seat + r) % n] for r in range(n)]
+                truth = sampler._after_pass(view, hands, list(deal.kitty_cards), rng)
+                assert trick_agrees(truth, view, policy)
+                disagreed += not trick_agrees(sampler.sample(view, rng), view, policy)
+                checked += 1
+            table.apply(bot.act(obs))
+    assert checked > 50 and disagreed > 5
+
+
+def test_equivalent_cards() -> None:
+    """Cards of a suit with only earlier tricks' cards between them are one class; a card of the current
+    trick, an unseen card, a change of value or the ♠Q between them splits it."""
+    rules = RULE_SETS["standard"]
+    found = 0
+    for _, _, view, legal in _views(rules, deals=8, rate=0.5, seed=21):
+        if view.phase != "playing" or legal[0] >= 52:
+            continue
+        classes = equivalent_cards(view, legal, rules)
+        assert sorted(a for group in classes for a in group) == legal
+        dead = {c for row in view.played_by for c in row} - set(view.trick)
+        for group in classes:
+            for lo, hi in itertools.pairwise(group):
+                assert lo // 13 == hi // 13 and QS not in (lo, hi)
+                assert rules.tables.card_values[lo] == rules.tables.card_values[hi]
+                assert all(c in dead for c in range(lo + 1, hi))
+        for first, second in itertools.pairwise(classes):
+            lo, hi = first[-1], second[0]
+            split = (
+                lo // 13 != hi // 13
+                or QS in (lo, hi)
+                or rules.tables.card_values[lo] != rules.tables.card_values[hi]
+                or not all(c in dead for c in range(lo + 1, hi))
+            )
+            assert split
+        found += len(legal) - len(classes)
+    assert found > 10

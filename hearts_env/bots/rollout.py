@@ -97,22 +97,26 @@ class HeuristicRollout:
                 total += value * (mask & group).bit_count()
         return total
 
-    def _moon_threat(self, deal: Deal, me: int) -> int | None:
-        """``HeuristicBot._moon_threat`` on the deal: the one seat holding every point taken, when it looks
-        like a moon attempt."""
+    def _holder(self, deal: Deal) -> tuple[int, int]:
+        """The one seat holding every point taken so far and those points, or ``(-1, 0)`` (nobody has
+        taken any, or several have). Changes only when a trick completes."""
         kitty = deal.kitty
-        won = deal.won
+        positive = self.positive_mask
         holder = -1
-        for p in range(self.n):
-            if won[p] & ~kitty & self.positive_mask:
+        for p, pile in enumerate(deal.won):
+            if pile & ~kitty & positive:
                 if holder >= 0:
-                    return None
+                    return -1, 0
                 holder = p
+        return (holder, self._points(deal.won[holder] & ~kitty)) if holder >= 0 else (-1, 0)
+
+    def _moon_threat(self, deal: Deal, me: int, holder: int, total: int) -> int | None:
+        """``HeuristicBot._moon_threat`` on the deal: the one seat holding every point taken (``holder``,
+        with ``total`` points), when that looks like a moon attempt."""
         if holder < 0 or holder == me:
             return None
         if self.all_tricks and deal.tricks_won[holder] != deal.trick_number:
             return None
-        total = self._points(won[holder] & ~kitty)
         in_trick = self._points(deal.trick_mask)
         if total + in_trick * 0.5 >= self.moon_bar or (
             deal.trick_number >= self.num_tricks // 2 and total >= self.late_bar
@@ -134,14 +138,18 @@ class HeuristicRollout:
     def play(self, deal: Deal, cards: int, voids: Sequence[int]) -> int:
         """The heuristic bot's card among ``cards`` for the seat to move; ``voids[p]``: the suits seat
         ``p`` has shown void in (bit ``s`` for suit ``s``)."""
-        me = deal.current_player
-        hands = deal.hands
-        hand = hands[me]
         everyone = 0
-        for h in hands:
+        for h in deal.hands:
             everyone |= h
+        holder, total = self._holder(deal) if self.moon_matters else (-1, 0)
+        return self._choose(deal, cards, voids, everyone, holder, total)
+
+    def _choose(self, deal: Deal, cards: int, voids: Sequence[int], everyone: int, holder: int, total: int) -> int:
+        """``play`` with the cards still in hands (``everyone``) and the points holder given."""
+        me = deal.current_player
+        hand = deal.hands[me]
         unseen = (everyone ^ hand) | deal.kitty
-        shooter = self._moon_threat(deal, me) if self.moon_matters else None
+        shooter = self._moon_threat(deal, me, holder, total) if holder >= 0 else None
         trick = deal.trick
         if not trick:
             return self._lead(deal, cards, hand, unseen, shooter, voids, me)
@@ -323,19 +331,35 @@ class HeuristicRollout:
         seat, the suits shown void so far) is updated as the rollout shows more. Card plays go through
         the engine's trick step (``Deal._play``, the state change ``apply_action`` makes after its
         legality check; every card chosen here is legal), everything else through ``apply_action``."""
+        moon = self.moon_matters
+        holder, total, holder_trick = -1, 0, -1
+        everyone = -1
         while deal.phase != DONE:
             if deal.phase != PLAYING:
                 deal.apply_action(self.decide(deal, voids))
+                everyone = -1
                 continue
             legal = deal._play_legal()
             cards = legal & _CARD_BITS
             if not cards:
                 deal.apply_action(VOID_DEAL if legal >> VOID_DEAL & 1 else mask_to_actions(legal)[0])
                 continue
-            card = cards.bit_length() - 1 if cards & (cards - 1) == 0 else self.play(deal, cards, voids)
             trick = deal.trick
+            if cards & (cards - 1) == 0:
+                card = cards.bit_length() - 1
+            else:
+                if everyone < 0:
+                    everyone = 0
+                    for h in deal.hands:
+                        everyone |= h
+                if moon and holder_trick != deal.trick_number:
+                    holder, total = self._holder(deal)
+                    holder_trick = deal.trick_number
+                card = self._choose(deal, cards, voids, everyone, holder, total)
             if trick and not deal._led_mask >> card & 1:
                 voids[deal.current_player] |= 1 << _SUIT[trick[0]]
+            if everyone >= 0:
+                everyone ^= 1 << card
             deal._legal = None
             deal.actions.append(card)
             deal._play(card)

@@ -55,6 +55,7 @@ import numpy as np
 
 from ..core.actions import MOON_ADD, MOON_SUBTRACT, PASS_FROM_HAND, VOID_DEAL
 from ..core.cards import AS, KS, NUM_CARDS, NUM_RANKS, QS, QS_BIT, SUIT_MASKS
+from ..core.cards import HEARTS_MASK as _HEARTS_MASK
 from ..core.deal import DONE, MOON_CHOICE, PASSING, PLAYING, Deal, mask_to_actions
 from ..core.rules import Rules
 from ..obs import decode_observation, encode
@@ -350,6 +351,80 @@ def apply_noting_voids(deal: Deal, action: int, voids: list[int]) -> None:
     deal.apply_action(action)
 
 
+def equivalent_cards(view: Any, legal: list[int], rules: Rules) -> list[list[int]]:
+    """The legal actions in classes that are the same action for the outcome: cards of one suit and the
+    same value with nothing between them but cards played in earlier tricks (whichever is played, every
+    trick goes the same way). The ♠Q is always alone (rules treat it apart); special actions too."""
+    values = rules.tables.card_values
+    dead = 0
+    for row in view.played_by:
+        for c in row:
+            dead |= 1 << c
+    for c in view.trick:
+        dead &= ~(1 << c)
+    classes: list[list[int]] = []
+    previous = -1
+    for a in legal:
+        if (
+            previous >= 0
+            and a < NUM_CARDS
+            and a != QS
+            and previous != QS
+            and a // NUM_RANKS == previous // NUM_RANKS
+            and values[a] == values[previous]
+            and (dead >> (previous + 1)) & ((1 << (a - previous - 1)) - 1) == (1 << (a - previous - 1)) - 1
+        ):
+            classes[-1].append(a)
+        else:
+            classes.append([a])
+        previous = a
+    return classes
+
+
+def trick_agrees(world: Deal, view: Any, policy: HeuristicRollout) -> bool:
+    """Whether the heuristic bot, holding the world's hands, would have played the current trick's cards
+    so far: the trick is replayed from its start (the cards back in their hands) and each play with a
+    choice compared. Voids shown in this trick are taken as shown only from the play that shows them."""
+    trick = view.trick
+    start = fast_clone(world)
+    seats = list(world.trick_seats)
+    for c, p in zip(trick, seats, strict=True):
+        start.hands[p] |= 1 << c
+        start.played_by[c] = -1
+    before = 0
+    for pile in world.won:
+        before |= pile
+    before &= ~world.kitty
+    start.trick = []
+    start.trick_seats = []
+    start.trick_mask = 0
+    start._led_mask = 0
+    start.play_order = start.play_order[: len(start.play_order) - len(trick)]
+    start.queen_played = bool(before & QS_BIT)
+    start.hearts_broken = bool(before & _HEARTS_MASK) or (start.queen_played and start._qs_breaks)
+    start.void_declined = False
+    start.current_player = seats[0]
+    start._legal = None
+    voids = view_voids(view.void_in)
+    led = 1 << (trick[0] // NUM_RANKS)
+    for c, p in zip(trick, seats, strict=True):
+        if c // NUM_RANKS != trick[0] // NUM_RANKS:
+            voids[p] &= ~led
+    for c, p in zip(trick, seats, strict=True):
+        if start.current_player != p or start.phase != PLAYING:
+            return True  # the replay cannot follow the view (a rule's special step): no evidence
+        cards = start._play_legal() & _CARD_BITS
+        if not cards >> c & 1:
+            return True
+        if cards & (cards - 1) and policy.play(start, cards, voids) != c:
+            return False
+        if start.trick and c // NUM_RANKS != start.trick[0] // NUM_RANKS:
+            voids[p] |= led
+        start._legal = None
+        start._play(c)
+    return True
+
+
 # ---------------------------------------------------------------------------------------------
 # PIMC
 # ---------------------------------------------------------------------------------------------
@@ -400,30 +475,53 @@ class PIMCBot(_SearchBot):
         seed: int | None = None,
         *,
         worlds: int = 48,
-        rollout: str = "lean",
+        rollout: str = "heuristic",
         passing: str = "heuristic",
         margin: float | None = None,
+        weigh: bool = True,
     ) -> None:
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
         self.worlds = worlds
         self.margin = margin
+        self.weigh = weigh
         super().__init__(rules, seed, rollout, passing)
 
     def evaluate(self, view: Any, legal: list[int]) -> dict[int, float]:
-        """Each legal action's mean deal points for the seat over the sampled worlds."""
-        totals = dict.fromkeys(legal, 0.0)
+        """Each legal action's mean deal points for the seat over the sampled worlds. Cards that are the
+        same action for the outcome (``equivalent_cards``) are rolled out once, for the lowest of them."""
+        classes = equivalent_cards(view, legal, self.rules) if view.phase == "playing" else [[a] for a in legal]
+        candidates = [group[0] for group in classes]
+        totals = dict.fromkeys(candidates, 0.0)
         policy = self.policy
         shown = view_voids(view.void_in)
-        for _ in range(self.worlds):
-            world = self.sampler.sample(view, self.rng, legal)
-            for a in legal:
+        for world in self.draw_worlds(view, legal):
+            for a in candidates:
                 sim = fast_clone(world)
                 voids = shown[:]
                 apply_noting_voids(sim, a, voids)
                 rollout(sim, policy, voids)
                 totals[a] += sim.scores[0]
-        return {a: s / self.worlds for a, s in totals.items()}
+        return {a: totals[group[0]] / self.worlds for group in classes for a in group}
+
+    def draw_worlds(self, view: Any, legal: list[int]) -> list[Deal]:
+        """``worlds`` sampled worlds. With the heuristic rollout and a trick in progress (``weigh`` on),
+        worlds in which the heuristic bot would not have played the trick's cards so far are set aside
+        (up to ``4 * worlds`` draws) and used only when too few others turn up: the opponents' plays in
+        this trick tell about their hands, as far as they play like the rollout policy."""
+        sample = self.sampler.sample
+        rng = self.rng
+        policy = self.policy
+        if not (self.weigh and view.trick and isinstance(policy, HeuristicRollout)):
+            return [sample(view, rng, legal) for _ in range(self.worlds)]
+        kept: list[Deal] = []
+        spare: list[Deal] = []
+        for _ in range(4 * self.worlds):
+            world = sample(view, rng, legal)
+            (kept if trick_agrees(world, view, policy) else spare).append(world)
+            if len(kept) == self.worlds:
+                return kept
+        return kept + spare[: self.worlds - len(kept)]
 
     def search(self, view: Any, legal: list[int], observation: Mapping[str, np.ndarray]) -> int:
         means = self.evaluate(view, legal)
@@ -461,7 +559,7 @@ class ISMCTSBot(_SearchBot):
         seed: int | None = None,
         *,
         iterations: int = 300,
-        rollout: str = "lean",
+        rollout: str = "heuristic",
         passing: str = "heuristic",
         exploration: float = 0.7,
     ) -> None:
@@ -540,16 +638,20 @@ def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | IS
             options[key] = float(value)
         elif key in ("rollout", "passing"):
             options[key] = value
+        elif key == "weigh":
+            if value not in ("0", "1"):
+                raise ValueError(f"weigh is 0 or 1, got {value!r}")
+            options[key] = value == "1"
         else:
             raise ValueError(f"unknown option {key!r} for {kind}: use worlds/iterations, rollout, passing")
     if "rollout" in options and options["rollout"] not in ROLLOUTS and not Path(options["rollout"]).exists():
         load_bot(options["rollout"], rules, seed)  # fails now, with its reason, on a bad model name
     if kind == "pimc":
-        if "iterations" in options or "exploration" in options:  # margin is PIMC's only
+        if "iterations" in options or "exploration" in options:  # margin and weigh are PIMC's only
             raise ValueError("pimc takes worlds=, not iterations= or exploration=")
         return PIMCBot(rules, seed, **options)
-    if "worlds" in options or "margin" in options:
-        raise ValueError("ismcts takes iterations=, not worlds= or margin=")
+    if "worlds" in options or "margin" in options or "weigh" in options:
+        raise ValueError("ismcts takes iterations=, not worlds=, margin= or weigh=")
     return ISMCTSBot(rules, seed, **options)
 
 
