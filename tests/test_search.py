@@ -219,7 +219,9 @@ def test_specs() -> None:
     assert isinstance(colon, PIMCBot) and colon.worlds == 4 and colon.rollout_name == "mixed"
     assert isinstance(make_bot("pimc", rules), PIMCBot)
     assert search_bot("pimc:weigh=0", rules, 0).weigh is False and search_bot("pimc", rules, 0).weigh is True
-    for bad in ("pimc:worlds", "pimc:depth=3", "pimc:iterations=3", "ismcts:worlds=3", "pimc:passing=never", "pimc:weigh=2"):
+    bad_specs = ("pimc:worlds", "pimc:depth=3", "pimc:iterations=3", "ismcts:worlds=3", "pimc:passing=never")
+    bad_specs += ("pimc:weigh=2", "ismcts:weigh=1")
+    for bad in bad_specs:
         with pytest.raises(ValueError):
             make_bot(bad, rules)
 
