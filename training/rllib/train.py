@@ -175,6 +175,15 @@ def default_run_name(args: RLlibArgs) -> str:
     return f"{Path(args.rules).stem}-rllib-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
+#: The lifetime counters of the env runners' episodes (summed, never decreasing).
+COUNTERS = ("illegal_actions", "illegal_samples", "decisions_checked")
+
+
+def _count(value: Any) -> int:
+    """A counter of the results; 0 where RLlib reports none (NaN: no episode ended yet)."""
+    return int(value) if isinstance(value, int | float) and math.isfinite(value) else 0
+
+
 def _figures(result: Mapping[str, Any], iteration: int, elapsed: float) -> dict[str, Any]:
     """The figures of one iteration's result that the run logs (flat keys)."""
     runners = result.get("env_runners", {})
@@ -185,9 +194,9 @@ def _figures(result: Mapping[str, Any], iteration: int, elapsed: float) -> dict[
         "decisions": decisions,
         "decisions_per_s": decisions / max(elapsed, 1e-9),
         "iteration_s": float(result.get("time_this_iter_s", 0.0)),
-        "illegal_actions": int(runners.get("hearts/illegal_actions", 0)),
-        "illegal_samples": int(runners.get("hearts/illegal_samples", 0)),
-        "decisions_checked": int(runners.get("hearts/decisions", 0)),
+        "illegal_actions": _count(runners.get("hearts/illegal_actions")),
+        "illegal_samples": _count(runners.get("hearts/illegal_samples")),
+        "decisions_checked": _count(runners.get("hearts/decisions")),
         "snapshots": int(result.get("hearts_snapshots", 0)),
     }
     for key in ("entropy", "policy_loss", "vf_loss", "vf_explained_var", "mean_kl_loss"):
@@ -256,7 +265,10 @@ def _run(args: RLlibArgs, rules: Rules, run_dir: Path, overwrite: bool) -> dict[
         for iteration in range(1, args.iterations + 1):
             result = algo.train()
             elapsed = time.perf_counter() - start
+            previous = figures
             figures = _figures(result, iteration, elapsed)
+            for key in COUNTERS:  # an iteration in which a runner finished no episode reports none
+                figures[key] = max(figures[key], previous.get(key, 0))
             with open(run_dir / "metrics.jsonl", "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(figures) + "\n")
             for key, value in figures.items():
