@@ -1,6 +1,6 @@
 """Decisions per second of the PIMC bot at several world budgets, against the heuristic bot.
 
-    python benchmarks/search_speed.py [--rules standard] [--worlds 8 32 64] [--positions 40] [--rollout lean]
+    python benchmarks/search_speed.py [--rules standard] [--worlds 8 16 32 64 96] [--positions 40] [--rollout heuristic]
 
 Positions: every play decision with more than one legal action of a few seeded deals played by the
 heuristic bot (the observations the AEC env gives the seat to move), the first ``--positions`` of
@@ -8,8 +8,14 @@ them. Each bot decides every position once; the figure is positions / CPU second
 (``time.process_time``: the machine may be shared, and the bots are single-threaded), with the wall
 rate next to it.
 
+Besides the budgets of ``--rollout`` (default: the bot's default rollout, the heuristic bot on the
+engine's bitmasks), two lines at the default budget show what the rollout costs: ``rollout=lean``
+(the cheaper rule-based player) and the heuristic bot on each world seat's encoded observation (the
+same decisions as ``rollout=heuristic``, the way they were made before the bitmask version; on the
+first 10 positions only, it is slow).
+
 The last line is ``ours=<decisions/s> peer=<decisions/s> ratio=<ours/peer>``: ``ours`` is PIMC at the
-default budget (``PIMCBot``'s default ``worlds``, lean rollouts), ``peer`` is the heuristic bot's
+default budget (``PIMCBot``'s default ``worlds`` and ``rollout``), ``peer`` is the heuristic bot's
 decisions/s on the same positions in the same process (the rule-based bot that the search bot is
 meant to beat), ``ratio`` their quotient.
 """
@@ -21,7 +27,7 @@ import inspect
 import time
 
 from hearts_env.bots import HeuristicBot
-from hearts_env.bots.search import PIMCBot
+from hearts_env.bots.search import BotPolicy, PIMCBot
 from hearts_env.core import Rules
 from hearts_env.core.deal import PLAYING, seeded_deal
 from hearts_env.obs import SeatedTable
@@ -54,26 +60,42 @@ def rate(bot, observations: list[dict]) -> tuple[float, float]:
     return len(observations) / max(cpu, 1e-9), len(observations) / max(wall, 1e-9)
 
 
+def report(label: str, bot, observations: list[dict]) -> float:
+    """Print one budget's line; return its decisions per CPU second."""
+    cpu, wall = rate(bot, observations)
+    print(f"{label}: {cpu:,.1f} decisions/s (CPU), {wall:,.1f} wall, {1000 / cpu:,.0f} ms each")
+    return cpu
+
+
 def main() -> None:
+    parameters = inspect.signature(PIMCBot).parameters
+    default_worlds = parameters["worlds"].default
+    default_rollout = parameters["rollout"].default
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="standard")
-    parser.add_argument("--worlds", type=int, nargs="+", default=[8, 32, 64])
+    parser.add_argument("--worlds", type=int, nargs="+", default=[8, 16, 32, 64, 96])
     parser.add_argument("--positions", type=int, default=40)
-    parser.add_argument("--rollout", default="lean")
+    parser.add_argument("--rollout", default=default_rollout)
     args = parser.parse_args()
     rules = Rules.load(args.rules)
     observations = positions(rules, args.positions)
     peer_cpu, peer_wall = rate(HeuristicBot(rules), observations)
     print(f"heuristic: {peer_cpu:,.0f} decisions/s (CPU), {peer_wall:,.0f} wall")
-    default = inspect.signature(PIMCBot).parameters["worlds"].default
-    budgets = sorted(set(args.worlds) | {default})
+    budgets = sorted(set(args.worlds) | {default_worlds})
     ours = 0.0
     for worlds in budgets:
-        cpu, wall = rate(PIMCBot(rules, 0, worlds=worlds, rollout=args.rollout), observations)
-        mark = " (default)" if worlds == default else ""
-        print(f"pimc worlds={worlds}{mark}: {cpu:,.1f} decisions/s (CPU), {wall:,.1f} wall, {1000 / cpu:,.0f} ms each")
-        if worlds == default:
+        default = worlds == default_worlds and args.rollout == default_rollout
+        label = f"pimc worlds={worlds},rollout={args.rollout}{' (default)' if default else ''}"
+        cpu = report(label, PIMCBot(rules, 0, worlds=worlds, rollout=args.rollout), observations)
+        if default:
             ours = cpu
+    if args.rollout != default_rollout:
+        ours = report("pimc (default)", PIMCBot(rules, 0), observations)
+    if default_rollout != "lean":
+        report(f"pimc worlds={default_worlds},rollout=lean", PIMCBot(rules, 0, rollout="lean"), observations)
+    slow = PIMCBot(rules, 0, weigh=False)
+    slow.policy = BotPolicy(HeuristicBot(rules))  # the heuristic bot through each world seat's observation
+    report(f"pimc worlds={default_worlds}, heuristic on observations (first 10)", slow, observations[:10])
     print(f"ours={ours:.1f} peer={peer_cpu:.1f} ratio={ours / peer_cpu:.4f}")
 
 

@@ -8,7 +8,14 @@ observer at seat 0. Nothing of the true deal is ever read.
 sampled worlds, every legal action is applied to a clone and the deal played out by the rollout
 policy; an action's score is the seat's mean deal points over the worlds (lower is better), and the
 best mean is played (ties: the lower action id). The same worlds serve every action (common random
-numbers). A single legal action is played without search. Decisions:
+numbers). A single legal action is played without search. Cards that are the same action for the
+outcome (one suit, the same value, nothing between them but cards of earlier tricks:
+``equivalent_cards``) are rolled out once. With the heuristic rollout and a trick in progress
+(``weigh=1``, the default), worlds in which the heuristic bot would not have played this trick's
+cards so far are set aside (``trick_agrees``; up to four draws per world) and used only when too few
+others turn up: the opponents' plays tell about their hands, as far as they play like the rollout
+policy (about 60% of uniform worlds disagree at heuristic tables). ``weigh=0`` keeps every world.
+Decisions:
 
 - plays, the void-the-deal / lead-a-heart choice, the moon choice, the pass-through declaration and
   the dealer's choice: searched, through the world's own legal action list;
@@ -17,17 +24,16 @@ numbers). A single legal action is played without search. Decisions:
   is chosen in the world and the rest of the deal, the remaining pass cards included, is rolled
   out).
 
-Rollout policies (``rollout=``): ``lean`` (default: a rule-based player on the engine's bitmasks,
-ducking, dumping the ♠Q and high hearts when void, leading low; it never builds observations, so it
-is the fast one), ``random`` (uniform over the legal set, on the engine directly), ``heuristic``
-(``HeuristicBot`` on each world seat's own observation vector: faithful but about 50 times slower),
-``mixed`` / ``mixedK`` (the heuristic bot until ``K`` more tricks are complete, default 1: the rest of
-the trick in play, where the opponents' replies matter most, then lean), or a model directory /
-shipped model name (a model bot on the world's observations).
+Rollout policies (``rollout=``): ``heuristic`` (default: ``hearts_env.bots.rollout.HeuristicRollout``,
+exactly the heuristic bot's decisions read off the engine's bitmasks, voids tracked from the view
+and through the rollout; about as fast as lean), ``lean`` (a cheaper rule-based player on the
+bitmasks: ducking, dumping the ♠Q and high hearts when void, leading low), ``random`` (uniform over
+the legal set, on the engine directly), ``mixed`` / ``mixedK`` (the heuristic until ``K`` more tricks
+are complete, default 1, then lean), or a model directory / shipped model name (a model bot on the
+world's observations).
 
-Why the opponents' model matters: against random opponents PIMC with lean rollouts already beats
-the heuristic bot's result, but against heuristic opponents lean rollouts mispredict their replies;
-the ``mixed`` rollouts play the trick in progress as they would.
+Why the opponents' model matters: against heuristic opponents lean rollouts mispredict their
+replies, and each candidate is scored in the wrong game; the heuristic rollout plays them exactly.
 
 ``ISMCTSBot`` (``make_bot("ismcts")``, ``"ismcts:iterations=400,rollout=lean"``): single-observer
 information-set MCTS: each iteration samples a world, descends a tree keyed by the observer's
@@ -36,7 +42,7 @@ availability counts), expands one node and rolls out with the rollout policy; ev
 statistics are its own deal points (each seat minimises its own score). The root action with the
 most visits is played. Pass cards as in PIMC.
 
-Default budget: ``worlds=48`` with lean rollouts. Its speed at each budget is measured by
+Default budget: ``worlds=48`` with heuristic rollouts. Its speed at each budget is measured by
 ``benchmarks/search_speed.py`` and its strength is in the README (figures live there, not here).
 
 Both are deterministic under a seed: ``reset(seed)`` (or the constructor's ``seed``) fixes every
@@ -620,8 +626,9 @@ def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | IS
     """The search bot of a spec: ``pimc``, ``pimc:worlds=64,rollout=heuristic``, ``ismcts:iterations=500``
     (options may also be separated by ``:``, ``pimc:worlds=64:rollout=mixed``, for command lines that split
     bot lists at commas, as ``hearts play --opponents`` does);
-    options ``worlds``/``iterations`` (ints), ``rollout`` (lean, random, heuristic or a model),
-    ``passing`` (heuristic, search), and for ISMCTS ``exploration`` (float)."""
+    options ``worlds``/``iterations`` (ints), ``rollout`` (heuristic, lean, random, mixed or a model),
+    ``passing`` (heuristic, search), for PIMC ``margin`` (float) and ``weigh`` (0 or 1), and for ISMCTS
+    ``exploration`` (float)."""
     kind, _, rest = spec.partition(":")
     if kind not in SEARCH_SPECS:
         raise ValueError(f"not a search bot spec: {spec!r}")
@@ -643,7 +650,7 @@ def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | IS
                 raise ValueError(f"weigh is 0 or 1, got {value!r}")
             options[key] = value == "1"
         else:
-            raise ValueError(f"unknown option {key!r} for {kind}: use worlds/iterations, rollout, passing")
+            raise ValueError(f"unknown option {key!r} for {kind}: use worlds/iterations, rollout, passing, weigh")
     if "rollout" in options and options["rollout"] not in ROLLOUTS and not Path(options["rollout"]).exists():
         load_bot(options["rollout"], rules, seed)  # fails now, with its reason, on a bad model name
     if kind == "pimc":
@@ -655,4 +662,16 @@ def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | IS
     return ISMCTSBot(rules, seed, **options)
 
 
-__all__ = ["SEARCH_SPECS", "ISMCTSBot", "LeanPolicy", "PIMCBot", "RandomPolicy", "make_policy", "rollout", "search_bot"]
+__all__ = [
+    "SEARCH_SPECS",
+    "BotPolicy",
+    "ISMCTSBot",
+    "LeanPolicy",
+    "PIMCBot",
+    "RandomPolicy",
+    "equivalent_cards",
+    "make_policy",
+    "rollout",
+    "search_bot",
+    "trick_agrees",
+]
