@@ -346,3 +346,19 @@ def test_equivalent_cards() -> None:
             assert split
         found += len(legal) - len(classes)
     assert found > 10
+
+
+def test_default_pimc_copies_choose_alike() -> None:
+    """The default bot (heuristic rollouts, weighing, equivalent cards) pickles and copies mid-stream, and
+    the copy chooses as the original does."""
+    import copy
+    import pickle
+
+    rules = RULE_SETS["standard"]
+    observations = _observations(rules, deals=1, seed=12)[16:24]
+    bot = PIMCBot(rules, 5, worlds=4)
+    bot.act(observations[0])
+    twins = [copy.deepcopy(bot), pickle.loads(pickle.dumps(bot))]
+    first = [bot.act(o) for o in observations[1:]]
+    for twin in twins:
+        assert [twin.act(o) for o in observations[1:]] == first
