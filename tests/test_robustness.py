@@ -144,3 +144,249 @@ def test_a_pool_of_a_shipped_model_and_a_moon_seeker_plays_exactly_those(tmp_pat
             bot.act({"observation": o, "action_mask": m.astype(np.int8)}) for o, m in zip(obs, mask, strict=True)
         ]
         assert actions.tolist() == expected
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The report: its arithmetic recomputed from the deals themselves
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _replay_set(rules, set_seed: int, adversary, field_bot) -> tuple[float, float, int, int]:
+    """One duplicate set played here by the engine alone: the adversary in seat ``r`` of rotation ``r``,
+    the field elsewhere; ``(adversary's mean points, the field's mean points, adversary moons, field moons)``."""
+    from hearts_env.obs import encode
+    from hearts_env.tournament import deal_for_seed
+
+    n = rules.num_players
+    own, others, own_moons, field_moons = 0.0, 0.0, 0, 0
+    for r in range(n):
+        deal = deal_for_seed(rules, set_seed)
+        while not deal.is_terminal():
+            seat = deal.current_player
+            mask = np.zeros(68, dtype=np.int8)
+            mask[deal.legal_actions()] = 1
+            bot = adversary if seat == r else field_bot
+            deal.apply_action(int(bot.act({"observation": encode(deal, seat), "action_mask": mask})))
+        scores = deal.result.scores
+        own += scores[r] / n
+        others += (sum(scores) - scores[r]) / (n - 1) / n
+        own_moons += int(deal.result.shooter == r)
+        field_moons += int(deal.result.shooter is not None and deal.result.shooter != r)
+    return own, others, own_moons, field_moons
+
+
+def _t_interval(samples: np.ndarray) -> tuple[float, float, float]:
+    from hearts_env.tournament import t_quantile
+
+    half = t_quantile(0.975, len(samples) - 1) * samples.std(ddof=1) / np.sqrt(len(samples))
+    return float(samples.mean()), float(samples.mean() - half), float(samples.mean() + half)
+
+
+def test_the_report_is_the_arithmetic_of_the_deals_it_played():
+    """Deterministic bots (two scripted adversaries, the greedy shipped model, the heuristic bot), so every
+    deal can be replayed here: points, gains, the paired gain difference and the moon counts of the
+    report equal those recomputed from the replayed deals."""
+    from hearts_env.bots import make_bot
+    from hearts_env.tournament import deal_seeds
+    from hearts_env.tournament.robustness import robustness
+
+    rules = Rules.preset("standard")
+    chosen = {"moon": "moon:giveup=never", "duck": "duck"}
+    deals, seed = 5, 11
+    report = robustness("ppo-standard", rules, deals=deals, seed=seed, adversaries=chosen, progress=False)
+    assert [r.adversary for r in report.rows] == list(chosen)
+    field_bots = {"ppo-standard": make_bot("ppo-standard", rules), "heuristic": make_bot("heuristic", rules)}
+    for row in report.rows:
+        adversary = make_bot(chosen[row.adversary], rules)
+        gains = {}
+        for table, field_name in ((row.model, "ppo-standard"), (row.baseline, "heuristic")):
+            assert table.field == field_name
+            replayed = [_replay_set(rules, s, adversary, field_bots[field_name]) for s in deal_seeds(seed, deals)]
+            own = np.array([x[0] for x in replayed])
+            others = np.array([x[1] for x in replayed])
+            gains[field_name] = others - own
+            for got, want in ((table.adversary_points, own), (table.field_points, others), (table.gain, others - own)):
+                assert (got.mean, got.low, got.high) == pytest.approx(_t_interval(want))
+            games = deals * rules.num_players
+            assert table.games == games
+            assert table.adversary_moons.mean == pytest.approx(sum(x[2] for x in replayed) / games)
+            assert table.field_moons.mean == pytest.approx(sum(x[3] for x in replayed) / games)
+            assert table.adversary_moons.low <= table.adversary_moons.mean <= table.adversary_moons.high
+        difference = _t_interval(gains["ppo-standard"] - gains["heuristic"])
+        d = row.gain_difference
+        assert (d.mean, d.low, d.high) == pytest.approx(difference)
+        expected = "more exploitable" if d.low > 0 else "less exploitable" if d.high < 0 else "no difference shown"
+        assert row.verdict == expected
+    data = json.loads(json.dumps(report.to_dict()))  # JSON-ready
+    assert data["adversaries"][0]["model"]["gain"]["mean"] == pytest.approx(report.rows[0].model.gain.mean, abs=1e-6)
+    assert data["adversaries"][1]["verdict"] == report.rows[1].verdict
+
+
+def test_an_adversary_that_is_the_model_itself_is_refused():
+    from hearts_env.tournament.robustness import robustness
+
+    with pytest.raises(ValueError, match=r"'probe'.*is the model or the baseline"):
+        robustness("random", "standard", deals=2, adversaries={"probe": "heuristic"}, progress=False)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# hearts tournament MODEL --robustness
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_the_command_prints_the_table_and_writes_the_same_figures_as_json(tmp_path, capsys):
+    from hearts_env.cli import tournament
+
+    out = tmp_path / "robustness.json"
+    argv = ["ppo-standard", "--robustness", "--adversaries", "moon", "duck", "--deals", "3", "--no-progress"]
+    assert tournament.main([*argv, "--output", str(out)]) == 0
+    table = capsys.readouterr().out
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert [a["adversary"] for a in data["adversaries"]] == ["moon", "duck"]
+    assert data["model"] == "ppo-standard" and data["baseline"] == "heuristic" and data["duplicate_sets"] == 3
+    for row in data["adversaries"]:
+        gain = row["model"]["gain"]
+        assert f"| {row['adversary']} | ppo-standard |" in table
+        assert f"{gain['mean']:+.2f} [{gain['low']:+.2f}, {gain['high']:+.2f}]" in table
+        difference = row["gain_difference"]
+        assert f"| {row['adversary']} | {difference['mean']:+.2f} [" in table
+        assert row["model"]["gain"]["mean"] == pytest.approx(
+            row["model"]["field_points"]["mean"] - row["model"]["adversary_points"]["mean"], abs=1e-5
+        )
+    assert tournament.main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["adversaries"] == data["adversaries"]  # same seed, same figures
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["ppo-standard", "heuristic", "--robustness"], "--robustness measures one model: give it as the only BOT"),
+        (["ppo-standard", "--learned", "1000"], "--learned needs --robustness"),
+        (["ppo-standard", "--robustness", "--matches"], "--robustness plays deals, not --matches"),
+        (["ppo-standard", "--robustness", "--learned", "0"], "--learned 0: the budget must be at least 1"),
+        (
+            ["ppo-standard", "--robustness", "--adversaries", "robot"],
+            "--adversaries: unknown adversary robot; use moon",
+        ),
+        (["ppo-standard", "--robustness", "--write-card"], "--write-card: ppo-standard is not a model directory"),
+        (["no-such-model", "--robustness", "--deals", "2", "--no-progress"], "unknown bot 'no-such-model'"),
+    ],
+)
+def test_bad_robustness_input_is_one_line_naming_the_option(tmp_path, capsys, monkeypatch, argv, reason):
+    from hearts_env.cli import tournament
+
+    monkeypatch.chdir(tmp_path)  # ppo-standard is a shipped name here, not a directory
+    assert tournament.main(argv) == 2
+    captured = capsys.readouterr()
+    assert reason in captured.err and captured.err.count("\n") == 1 and not captured.out
+
+
+def test_learned_without_torch_names_the_extra_to_install(capsys, monkeypatch):
+    from hearts_env.cli import tournament
+
+    monkeypatch.setitem(__import__("sys").modules, "torch", None)  # as if torch were not installed
+    argv = ["ppo-standard", "--robustness", "--learned", "1000", "--adversaries", "duck", "--deals", "2"]
+    assert tournament.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'hearts-env[train]'" in err and err.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The model card
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _model_copy(tmp_path: Path) -> Path:
+    import shutil
+
+    model = tmp_path / "models" / "copy"
+    shutil.copytree(ROOT / "models" / "ppo-standard-early", model)
+    return model
+
+
+def test_the_card_writer_replaces_its_section_and_keeps_the_rest(tmp_path):
+    from hearts_env.bots import make_bot
+    from hearts_env.training.model_card import ROBUSTNESS_HEADING, write_robustness_card
+
+    model = _model_copy(tmp_path)
+    readme = model / "README.md"
+    original = readme.read_text(encoding="utf-8")
+    write_robustness_card(model, "| first | table |")
+    once = readme.read_text(encoding="utf-8")
+    assert once.startswith(original.rstrip("\n")) and once.count(ROBUSTNESS_HEADING) == 1
+    readme.write_text(once + "\n## Later\n\nkept\n", encoding="utf-8")  # a section after it
+    write_robustness_card(model, "| second | table |", "hearts tournament x --robustness")
+    twice = readme.read_text(encoding="utf-8")
+    assert "first" not in twice and "| second | table |" in twice and "Measured with `hearts tournament" in twice
+    assert twice.count(ROBUSTNESS_HEADING) == 1 and twice.endswith("## Later\n\nkept\n")
+    assert twice.startswith(original.rstrip("\n"))
+    make_bot(str(model), "standard")  # the model still loads: the card's checksum is untouched
+    with pytest.raises(ValueError, match="not a model directory"):
+        write_robustness_card(tmp_path, "x")
+
+
+def test_write_card_puts_the_printed_table_into_the_models_readme(tmp_path, capsys):
+    from hearts_env.cli import tournament
+
+    model = _model_copy(tmp_path)
+    argv = [str(model), "--robustness", "--adversaries", "duck", "--deals", "2", "--no-progress", "--write-card"]
+    assert tournament.main(argv) == 0
+    table = capsys.readouterr().out.strip()
+    readme = (model / "README.md").read_text(encoding="utf-8")
+    assert "## Robustness\n\n" + table in readme
+    assert f"hearts tournament {model} --robustness --deals 2 --seed 0 --adversaries duck" in readme
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The learned best response
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_tiny_learned_best_response_trains_against_each_opponent_and_reports_its_gains(tmp_path, capsys, monkeypatch):
+    """``--learned 4096`` (tiny settings): one PPO run against three frozen ppo-standard models and one
+    against three heuristic bots, alike but for the pool, from the same start; the rows' arithmetic."""
+    from hearts_env.cli import tournament
+    from hearts_env.training import best_response
+
+    tiny = {"num_envs": 32, "num_steps": 64, "hidden": [32], "imitation_samples": 0, "eval_deals": 8}
+    for key, value in tiny.items():
+        monkeypatch.setitem(best_response.BEST_RESPONSE_SETTINGS, key, value)
+    runs: list[tuple[ppo.Args, dict[str, torch.Tensor]]] = []
+    real_train, real_build = ppo.train, ppo.build_network
+    starts: list[dict[str, torch.Tensor]] = []
+
+    def build(*a, **kw):  # the learner's initial weights
+        network = real_build(*a, **kw)
+        starts.append({k: v.clone() for k, v in network.state_dict().items()})
+        return network
+
+    def train(args, *a, **kw):
+        final = real_train(args, *a, **kw)
+        runs.append((args, starts[-1]))
+        return final
+
+    monkeypatch.setattr(ppo, "build_network", build)
+    monkeypatch.setattr(ppo, "train", train)
+    out = tmp_path / "learned.json"
+    argv = ["ppo-standard", "--robustness", "--adversaries", "duck", "--deals", "4", "--no-progress"]
+    assert tournament.main([*argv, "--learned", "4096", "--output", str(out)]) == 0
+    table = capsys.readouterr().out
+    learned = json.loads(out.read_text(encoding="utf-8"))["learned"]
+
+    assert [r[0].pool for r in runs] == [["model:ppo-standard"], ["heuristic"]]
+    for args, _ in runs:
+        assert args.selfplay_fraction == 0.0 and args.total_decisions == 4096
+    for key, tensor in runs[0][1].items():
+        assert torch.equal(tensor, runs[1][1][key]), key  # the same start for both
+    assert learned["target"] == "ppo-standard" and learned["baseline"] == "heuristic" and learned["decisions"] == 4096
+    for key in ("against_target", "against_baseline"):
+        row = learned[key]
+        assert row["training"]["decisions"] == 4096 and row["training"]["learner_decisions"] == 1024
+        assert row["gain"]["mean"] == pytest.approx(row["opponent_points"]["mean"] - row["points"]["mean"], abs=1e-5)
+        assert row["gain"]["low"] < row["gain"]["mean"] < row["gain"]["high"]
+        gain = row["gain"]
+        assert f"| {row['opponent']} | " in table and f"{gain['mean']:+.2f} [{gain['low']:+.2f}" in table
+    difference = learned["against_target"]["gain"]["mean"] - learned["against_baseline"]["gain"]["mean"]
+    assert learned["gain_difference"]["mean"] == pytest.approx(difference, abs=1e-5)  # paired: same deals
+    assert "Learned best response: PPO for 4,096 decisions" in table

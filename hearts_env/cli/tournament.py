@@ -1,13 +1,20 @@
 """``hearts tournament``: its arguments and its output; the play itself is ``hearts_env.tournament``'s
-(bots against bots over duplicate deals)."""
+(bots against bots over duplicate deals).
+
+``hearts tournament MODEL --robustness`` is the exploitability suite instead
+(``hearts_env.tournament.robustness``): every scripted adversary at a table of three copies of MODEL
+and at a table of three heuristic bots, over the same deals. ``--learned DECISIONS`` adds the learned
+best responses (``hearts_env.training.best_response``; needs the train extra, imported only then),
+``--write-card`` writes the table into MODEL's README (``hearts_env.training.model_card``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..core import HeartsError, RulesError
 from ..core.rules import Rules
@@ -31,7 +38,9 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "seat from seat 0; the last fills the remaining seats",
     )
     add_rules_options(parser)
-    parser.add_argument("--deals", type=int, default=1000, help="duplicate sets to play (default 1000)")
+    parser.add_argument(
+        "--deals", type=int, help="duplicate sets to play (default 1000; with --robustness 200 per table)"
+    )
     parser.add_argument(
         "--matches", action="store_true", help="play whole matches (sets are matches) and report win rates"
     )
@@ -40,7 +49,130 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the table")
     parser.add_argument("--output", metavar="PATH", help="also write the JSON result to PATH")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    suite = parser.add_argument_group("exploitability suite (one MODEL as the only BOT)")
+    suite.add_argument(
+        "--robustness",
+        action="store_true",
+        help="every scripted adversary against three copies of MODEL and against three heuristic bots, same deals "
+        "(--deals per table, default 200 here)",
+    )
+    suite.add_argument(
+        "--learned",
+        type=int,
+        metavar="DECISIONS",
+        help="also train PPO best responses for DECISIONS decisions against MODEL and against the heuristic bot "
+        "(needs the train extra)",
+    )
+    suite.add_argument(
+        "--adversaries",
+        nargs="+",
+        metavar="LABEL",
+        help="only these adversaries of the suite (default: all; see hearts_env.bots.scripted.ADVERSARIES)",
+    )
+    suite.add_argument(
+        "--write-card", action="store_true", help="write the table into MODEL's README under ## Robustness"
+    )
     return parser
+
+
+ROBUSTNESS_DEALS = 200  # --deals of --robustness when not given: per table, two tables per adversary
+
+
+def _robustness_problem(args: argparse.Namespace) -> str | None:
+    """Why the suite's options cannot run together (``None``: they can); checked before any game."""
+    if not args.robustness:
+        given_flags = (
+            ("--learned", args.learned is not None),
+            ("--write-card", args.write_card),
+            ("--adversaries", args.adversaries is not None),
+        )
+        for flag, given in given_flags:
+            if given:
+                return f"{flag} needs --robustness (hearts tournament MODEL --robustness {flag} ...)"
+        return None
+    if len(args.bots) != 1:
+        return f"--robustness measures one model: give it as the only BOT, got {len(args.bots)} ({' '.join(args.bots)})"
+    if args.matches:
+        return "--robustness plays deals, not --matches"
+    if args.learned is not None and args.learned < 1:
+        return f"--learned {args.learned}: the budget must be at least 1 decision"
+    if args.adversaries is not None:
+        from ..tournament.robustness import default_adversaries
+
+        known = default_adversaries()
+        unknown = [a for a in args.adversaries if a not in known]
+        if unknown:
+            return f"--adversaries: unknown adversary {', '.join(unknown)}; use {', '.join(known)}"
+    if args.write_card and not (Path(args.bots[0]) / "model.json").is_file():
+        return f"--write-card: {args.bots[0]} is not a model directory (one with a model.json, e.g. models/<name>)"
+    return None
+
+
+def _robustness_main(args: argparse.Namespace, rules: Rules, name: str, label: str, output: Path | None) -> int:
+    """``--robustness``: the table (or JSON), the learned rows with ``--learned``, the card with ``--write-card``."""
+    from ..core.extras import import_extra
+    from ..tournament.robustness import default_adversaries, robustness
+
+    model = args.bots[0]
+    deals = args.deals if args.deals is not None else ROBUSTNESS_DEALS
+    learn: Callable[..., dict[str, Any]] | None = None  # training's learned_best_response, with --learned
+    if args.learned is not None:  # before any game: a missing torch is said at once
+        try:
+            import_extra("torch", "train", "--learned (a learned best response)")
+        except ModuleNotFoundError as err:
+            print(f"{name}: {err}", file=sys.stderr)
+            return 2
+        from ..training.best_response import learned_best_response
+
+        learn = learned_best_response
+    progress = not args.no_progress
+
+    def announce(adversary: str, field: str) -> None:
+        if progress:
+            print(f"robustness: {adversary} against 3 {field}", file=sys.stderr, flush=True)
+
+    try:
+        report = robustness(
+            model,
+            rules,
+            deals=deals,
+            adversaries=None if args.adversaries is None else {a: default_adversaries()[a] for a in args.adversaries},
+            seed=args.seed,
+            workers=args.workers,
+            progress=progress,
+            rules_label=label,
+            on_table=announce,
+        )
+        if learn is not None:
+            report.learned = learn(
+                model, rules, args.learned, args.seed, deals=deals, workers=args.workers, progress=progress
+            )
+    except (ValueError, NotImplementedError, HeartsError, OSError) as err:
+        print(error_line(name, err), file=sys.stderr)
+        return 2
+    data = report.to_dict()
+    if output is not None:
+        try:
+            output.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        except OSError as err:
+            print(f"{name}: --output {output}: {err.strerror or err}", file=sys.stderr)
+            return 2
+    if args.write_card:
+        from ..training.model_card import write_robustness_card
+
+        command = f"hearts tournament {model} --robustness --deals {deals} --seed {args.seed}"
+        if args.adversaries is not None:
+            command += f" --adversaries {' '.join(args.adversaries)}"
+        if args.learned is not None:
+            command += f" --learned {args.learned}"
+        try:
+            readme = write_robustness_card(model, report.table(), command)
+        except (ValueError, OSError) as err:
+            print(f"{name}: --write-card: {err}", file=sys.stderr)
+            return 2
+        print(f"robustness: the table is in {readme}", file=sys.stderr)
+    print(json.dumps(data, indent=2) if args.json else report.table())
+    return 0
 
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
@@ -58,12 +190,18 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         problem = "is a directory" if output.is_dir() else f"no directory {output.parent}"
         print(f"{name}: --output {output}: {problem}", file=sys.stderr)
         return 2
+    suite_problem = _robustness_problem(args)
+    if suite_problem is not None:
+        print(f"{name}: {suite_problem}", file=sys.stderr)
+        return 2
+    if args.robustness:
+        return _robustness_main(args, rules, name, describe_rules(args.rules, overrides), output)
     try:
         bots = resolve_bot_specs(args.bots, rules)  # module:function specs become the user's policy
         result = run_tournament(
             bots,
             rules,
-            deals=args.deals,
+            deals=args.deals if args.deals is not None else 1000,
             seed=args.seed,
             matches=args.matches,
             progress=not args.no_progress,
