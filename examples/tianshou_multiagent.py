@@ -10,10 +10,15 @@ n-step horizon at least a deal long with ``gamma = 1`` makes each DQN target the
 deal reward. The env is the bare ``hearts_v1.raw_env``, which raises ``IllegalActionError`` on an
 illegal action; every stored action is also checked against its mask and counted.
 
-    python examples/tianshou_multiagent.py                                           # about a minute
+    python examples/tianshou_multiagent.py                                           # ~20 s of CPU
     python examples/tianshou_multiagent.py --epochs 1 --steps-per-epoch 256 --eval-deals 2   # seconds
 
-TIMING
+Measured on this project's 2-core machine (``/usr/bin/time python examples/tianshou_multiagent.py``):
+the default run (2 epochs of 1,024 env steps, about 32 deals, then 20 evaluation deals) uses 21 s of
+CPU, so it takes well under a minute on an idle machine (119 s of wall time with the machine shared
+five ways, load 9). It ends with ``learner_points_per_deal=7.85 ... illegal_actions=0``: at this
+budget the DQN seat is no better than the random seats (6.5 points per deal each, and 20 deals give
+an interval of about +-3); the recipe shows the plumbing, not strength.
 
 The last line printed is ``final: ...`` (env steps, the learner's points per deal over the
 evaluation deals against random seats, illegal actions: always 0).
