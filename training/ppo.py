@@ -250,7 +250,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     elif args.init_from:
         start_from = load_policy(args.init_from, rules)  # refuses a model of other rules or encoding, with the reason
         network = build_network(start_from.config, n)
-        network.load_state_dict({k: torch.from_numpy(v) for k, v in start_from.params.items()})
+        network.load_state_dict({k: torch.tensor(v) for k, v in start_from.params.items()})
         network = network.to(device)
     else:
         network = build_network(network_config(args, obs_dim), n).to(device)
