@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from hearts_env.batched.protocols import BatchEngine, BatchPolicy
+from hearts_env.batched.scripted import BATCHED_ADVERSARIES
 from hearts_env.core.rules import Rules
 from hearts_env.nets import load_policy
 
@@ -41,13 +42,6 @@ MODEL_PREFIX = "model:"
 
 def scripted_adversaries() -> dict[str, Callable[[], BatchPolicy]]:
     """The scripted adversaries' batched policies by label (``moon``, ``moon-stubborn``, ...)."""
-    try:
-        from hearts_env.batched.scripted import BATCHED_ADVERSARIES
-    except ModuleNotFoundError as err:  # a checkout from before the scripted adversaries
-        if err.name != "hearts_env.batched.scripted":
-            raise
-        return {}
-
     return dict(BATCHED_ADVERSARIES)
 
 
