@@ -259,7 +259,9 @@ def test_train_export_load_and_tournament_through_the_commands(
     assert last["decisions"] >= 1200
     assert last["illegal_actions"] == 0 and last["illegal_samples"] == 0, "a sampled action was illegal"
     assert last["decisions_checked"] > 0, "no finished episode was checked"
-    assert last["snapshots"] == 2 and "vs_snapshot/main_points" in last
+    assert last["snapshots"] == 2  # one frozen snapshot of main per iteration, held by the learner
+    modules = run / "checkpoint" / "learner_group" / "learner" / "rl_module"
+    assert {p.name for p in modules.iterdir() if p.is_dir()} == {"main", "main_v1", "main_v2", "heuristic"}
     assert any((run / "tb").iterdir())
     checkpoint = run / "checkpoint"
     assert (checkpoint / SIDECAR).is_file() and (checkpoint / "rllib_checkpoint.json").is_file()

@@ -181,7 +181,11 @@ COUNTERS = ("illegal_actions", "illegal_samples", "decisions_checked")
 
 def _count(value: Any) -> int:
     """A counter of the results; 0 where RLlib reports none (NaN: no episode ended yet)."""
-    return int(value) if isinstance(value, int | float) and math.isfinite(value) else 0
+    try:
+        number = float(value)  # RLlib's figures may be numpy scalars
+    except (TypeError, ValueError):
+        return 0
+    return int(number) if math.isfinite(number) else 0
 
 
 def _figures(result: Mapping[str, Any], iteration: int, elapsed: float) -> dict[str, Any]:
