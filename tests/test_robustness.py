@@ -390,3 +390,13 @@ def test_a_tiny_learned_best_response_trains_against_each_opponent_and_reports_i
     difference = learned["against_target"]["gain"]["mean"] - learned["against_baseline"]["gain"]["mean"]
     assert learned["gain_difference"]["mean"] == pytest.approx(difference, abs=1e-5)  # paired: same deals
     assert "Learned best response: PPO for 4,096 decisions" in table
+
+
+def test_the_baseline_measured_against_itself_plays_each_table_once(capsys):
+    from hearts_env.cli import tournament
+
+    argv = ["heuristic", "--robustness", "--adversaries", "duck", "moon", "--deals", "2", "--no-progress"]
+    assert tournament.main(argv) == 0
+    table = capsys.readouterr().out
+    assert table.count("| duck | heuristic |") == 1 and table.count("| moon | heuristic |") == 1
+    assert "heuristic is the baseline: no gain difference to show." in table and "gain difference |" not in table

@@ -121,6 +121,8 @@ class RobustnessReport:
     seed: int
     seconds: float
     rows: list[AdversaryRow]
+    #: the model under test is the baseline itself (its tables are played once; no difference to show)
+    model_is_baseline: bool = False
     #: the learned best responses (``hearts_env.training.best_response.learned_best_response``), if measured
     learned: dict[str, Any] | None = None
     results: dict[tuple[str, str], TournamentResult] = field(default_factory=dict, repr=False)
@@ -143,6 +145,7 @@ class RobustnessReport:
             {
                 "model": self.model,
                 "baseline": self.baseline,
+                "model_is_baseline": self.model_is_baseline,
                 "rules": self.rules_label,
                 "duplicate_sets": self.sets,
                 "seed": self.seed,
@@ -172,21 +175,23 @@ class RobustnessReport:
             "|---|---|---|---|---|---|---|",
         ]
         for r in self.rows:
-            for t in (r.model, r.baseline):
+            for t in (r.model,) if self.model_is_baseline else (r.model, r.baseline):
                 lines.append(
                     f"| {r.adversary} | {t.field} | {t.adversary_points.text()} | {t.field_points.text()} "
                     f"| {t.gain.text(signed=True)} | {_percent(t.adversary_moons)} | {t.field_moons.text(digits=3)} |"
                 )
-        lines += [
-            "",
-            f"Gain against {self.model} − gain against {self.baseline}, paired over the same deals (positive: "
-            f"{self.model} is more exploitable than {self.baseline}):",
-            "",
-            "| adversary | gain difference | verdict |",
-            "|---|---|---|",
-        ]
-        for r in self.rows:
-            lines.append(f"| {r.adversary} | {r.gain_difference.text(signed=True)} | {r.verdict} |")
+        if self.model_is_baseline:
+            lines += ["", f"{self.model} is the baseline: no gain difference to show."]
+        else:
+            lines += [
+                "",
+                f"Gain against {self.model} − gain against {self.baseline}, paired over the same deals (positive: "
+                f"{self.model} is more exploitable than {self.baseline}):",
+                "",
+                "| adversary | gain difference | verdict |",
+                "|---|---|---|",
+            ]
+            lines += [f"| {r.adversary} | {r.gain_difference.text(signed=True)} | {r.verdict} |" for r in self.rows]
         if self.learned is not None:
             lines += ["", *learned_table(self.learned)]
         return "\n".join(lines)
@@ -317,5 +322,6 @@ def robustness(
         seed=seed,
         seconds=time.perf_counter() - start,
         rows=rows,
+        model_is_baseline=model == base,
         results=results,
     )
