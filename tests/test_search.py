@@ -176,7 +176,12 @@ def _observations(rules: Rules, deals: int, seed: int) -> list[dict]:
     return out
 
 
-SPECS = ["pimc:worlds=3", "pimc:worlds=2,rollout=random,passing=search", "ismcts:iterations=20"]
+SPECS = [
+    "pimc:worlds=3",
+    "pimc:worlds=3,weigh=1",
+    "pimc:worlds=2,rollout=random,passing=search",
+    "ismcts:iterations=20",
+]
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -218,7 +223,7 @@ def test_specs() -> None:
     colon = search_bot("pimc:worlds=4:rollout=mixed", rules, 0)
     assert isinstance(colon, PIMCBot) and colon.worlds == 4 and colon.rollout_name == "mixed"
     assert isinstance(make_bot("pimc", rules), PIMCBot)
-    assert search_bot("pimc:weigh=0", rules, 0).weigh is False and search_bot("pimc", rules, 0).weigh is True
+    assert search_bot("pimc:weigh=1", rules, 0).weigh is True and search_bot("pimc", rules, 0).weigh is False
     bad_specs = ("pimc:worlds", "pimc:depth=3", "pimc:iterations=3", "ismcts:worlds=3", "pimc:passing=never")
     bad_specs += ("pimc:weigh=2", "ismcts:weigh=1")
     for bad in bad_specs:
@@ -349,16 +354,16 @@ def test_equivalent_cards() -> None:
 
 
 def test_default_pimc_copies_choose_alike() -> None:
-    """The default bot (heuristic rollouts, weighing, equivalent cards) pickles and copies mid-stream, and
-    the copy chooses as the original does."""
+    """The default bot (heuristic rollouts, equivalent cards), and one that weighs worlds, pickle and copy
+    mid-stream, and the copy chooses as the original does."""
     import copy
     import pickle
 
     rules = RULE_SETS["standard"]
     observations = _observations(rules, deals=1, seed=12)[16:24]
-    bot = PIMCBot(rules, 5, worlds=4)
-    bot.act(observations[0])
-    twins = [copy.deepcopy(bot), pickle.loads(pickle.dumps(bot))]
-    first = [bot.act(o) for o in observations[1:]]
-    for twin in twins:
-        assert [twin.act(o) for o in observations[1:]] == first
+    for bot in (PIMCBot(rules, 5, worlds=4), PIMCBot(rules, 5, worlds=4, weigh=True)):
+        bot.act(observations[0])
+        twins = [copy.deepcopy(bot), pickle.loads(pickle.dumps(bot))]
+        first = [bot.act(o) for o in observations[1:]]
+        for twin in twins:
+            assert [twin.act(o) for o in observations[1:]] == first
