@@ -223,7 +223,7 @@ def test_specs() -> None:
     colon = search_bot("pimc:worlds=4:rollout=mixed", rules, 0)
     assert isinstance(colon, PIMCBot) and colon.worlds == 4 and colon.rollout_name == "mixed"
     assert isinstance(make_bot("pimc", rules), PIMCBot)
-    assert search_bot("pimc:weigh=1", rules, 0).weigh is True and search_bot("pimc", rules, 0).weigh is False
+    assert search_bot("pimc:weigh=0", rules, 0).weigh is False and search_bot("pimc", rules, 0).weigh is True
     bad_specs = ("pimc:worlds", "pimc:depth=3", "pimc:iterations=3", "ismcts:worlds=3", "pimc:passing=never")
     bad_specs += ("pimc:weigh=2", "ismcts:weigh=1")
     for bad in bad_specs:
@@ -354,14 +354,14 @@ def test_equivalent_cards() -> None:
 
 
 def test_default_pimc_copies_choose_alike() -> None:
-    """The default bot (heuristic rollouts, equivalent cards), and one that weighs worlds, pickle and copy
+    """The default bot (heuristic rollouts, equivalent cards, weighing), and one that keeps every world, pickle and copy
     mid-stream, and the copy chooses as the original does."""
     import copy
     import pickle
 
     rules = RULE_SETS["standard"]
     observations = _observations(rules, deals=1, seed=12)[16:24]
-    for bot in (PIMCBot(rules, 5, worlds=4), PIMCBot(rules, 5, worlds=4, weigh=True)):
+    for bot in (PIMCBot(rules, 5, worlds=4), PIMCBot(rules, 5, worlds=4, weigh=False)):
         bot.act(observations[0])
         twins = [copy.deepcopy(bot), pickle.loads(pickle.dumps(bot))]
         first = [bot.act(o) for o in observations[1:]]
