@@ -14,7 +14,7 @@ would, random stream included.
 - ``"heuristic"``: the rule-based yardstick (``HeuristicBot``): reads only the decoded observation.
 - ``"pimc"`` / ``"ismcts"``: search over worlds dealt by the belief sampler (``belief``: uniform
   over the deals consistent with the seat's decoded view, nothing else), determinized Monte-Carlo
-  (``pimc:worlds=48,rollout=lean``) or single-observer information-set MCTS
+  (``pimc:worlds=48,rollout=heuristic,weigh=1``, the default) or single-observer information-set MCTS
   (``ismcts:iterations=300``); see ``hearts_env.bots.search``.
 - ``"moon"`` (``moon:pass=heuristic``, ``moon:giveup=late|never``, ``moon:when=strong``), ``"duck"``,
   ``"queendump"``, ``"highest"``: the scripted adversaries of the exploitability suite
