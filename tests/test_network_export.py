@@ -653,3 +653,23 @@ def test_mlp_inference_follows_every_weight_change() -> None:
     net.load_state_dict(build_network(config, 4).state_dict())  # new weights copied in place
     with torch.no_grad():
         assert not torch.allclose(stepped, net(obs)[0])
+
+
+def test_an_mlp_reading_live_columns_exports_the_function_it_computes(tmp_path: Path) -> None:
+    """A network that reads only ``input_columns`` ignores the other first-layer columns, which may
+    hold anything (a fine-tuned model inherits them); the export writes them as zeros, so the numpy
+    model equals the torch network on every input, not only on real observations."""
+    net = build_network(mlp_config(hidden=[16]), 4)
+    assert net.input_columns is not None and net.input_columns.numel() < net.config["obs_dim"]
+    with torch.no_grad():
+        net.layers[0].weight.normal_()  # every column nonzero, the dead ones included
+    path = export_model(net, tmp_path / "m", name="m", rules="standard")  # its own check passes
+    arrays = network_arrays(net)
+    dead = np.ones(net.config["obs_dim"], dtype=bool)
+    dead[net.input_columns.numpy()] = False
+    assert not arrays["layers.0.weight"][:, dead].any()
+    x = np.random.default_rng(1).random((8, net.config["obs_dim"]), dtype=np.float32)
+    with torch.no_grad():
+        logits, _ = net(torch.from_numpy(x))
+    np_logits, _ = load_policy(path, "standard").forward(x)
+    assert np.allclose(np_logits, logits.numpy(), atol=1e-4)

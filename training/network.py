@@ -327,8 +327,19 @@ def parameter_count(network: nn.Module) -> int:
 
 
 def network_arrays(network: nn.Module) -> dict[str, np.ndarray]:
-    """The network's parameters as float32 numpy arrays, by ``state_dict`` name (for export)."""
-    return {k: v.detach().to("cpu", torch.float32).numpy().copy() for k, v in network.state_dict().items()}
+    """The network's parameters as float32 numpy arrays, by ``state_dict`` name (for export).
+
+    An MLP that reads only ``input_columns`` ignores the other columns of its first layer (they can
+    hold anything, e.g. the never-trained weights of a model it started from); they are exported as
+    zeros, so the numpy model computes exactly the torch network's function on every input."""
+    arrays = {k: v.detach().to("cpu", torch.float32).numpy().copy() for k, v in network.state_dict().items()}
+    columns = getattr(network, "input_columns", None)
+    if isinstance(network, MLPNetwork) and columns is not None:
+        first = arrays["layers.0.weight"]
+        live = np.zeros(first.shape[1], dtype=bool)
+        live[columns.cpu().numpy()] = True
+        first[:, ~live] = 0.0
+    return arrays
 
 
 # ---------------------------------------------------------------------------------------------
