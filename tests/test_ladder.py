@@ -44,3 +44,35 @@ def test_a_ladder_of_one_bot_is_refused() -> None:
 def test_fields_can_differ_from_the_rows() -> None:
     result = ladder(["random"], deals=2, seed=1, progress=False, fields=["heuristic"])
     assert [(c.row, c.field) for c in result.cells] == [("random", "heuristic")]
+
+
+def test_the_command_prints_the_ladder_and_writes_its_json(tmp_path, capsys) -> None:
+    import json
+
+    from hearts_env.cli import tournament
+
+    out = tmp_path / "ladder.json"
+    code = tournament.main(
+        ["heuristic", "random", "--ladder", "--deals", "3", "--no-progress", "--output", str(out)],
+        prog="hearts tournament",
+    )
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "Ladder · standard" in printed and "| heuristic |" in printed
+    assert json.loads(out.read_text())["order"] == ladder(["heuristic", "random"], deals=3, progress=False).order()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["heuristic", "random", "--fields", "random"], "--fields needs --ladder"),
+        (["heuristic", "random", "--ladder", "--matches"], "--ladder plays deals"),
+        (["heuristic", "--ladder"], "at least two bots"),
+    ],
+)
+def test_bad_ladder_commands_are_one_line(argv, message, capsys) -> None:
+    from hearts_env.cli import tournament
+
+    assert tournament.main([*argv, "--deals", "2", "--no-progress"], prog="hearts tournament") == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

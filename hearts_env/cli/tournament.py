@@ -72,7 +72,56 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     suite.add_argument(
         "--write-card", action="store_true", help="write the table into MODEL's README under ## Robustness"
     )
+    ladder = parser.add_argument_group("the bots' ladder (two or more BOTs)")
+    ladder.add_argument(
+        "--ladder",
+        action="store_true",
+        help="every BOT in one seat against three copies of every other BOT, same deals (--deals per cell, "
+        "default 200 here): margins with intervals and moon shots",
+    )
+    ladder.add_argument(
+        "--fields", nargs="+", metavar="BOT", help="with --ladder: the field bots (columns; default: the BOTs)"
+    )
     return parser
+
+
+LADDER_DEALS = 200  # --deals of --ladder when not given: per cell
+
+
+def _ladder_main(args: argparse.Namespace, rules: Rules, name: str, label: str, output: Path | None) -> int:
+    """``--ladder``: every bot against a field of each other bot, as a markdown table (or JSON)."""
+    from ..tournament.ladder import ladder
+
+    progress = not args.no_progress
+
+    def announce(row: str, field: str) -> None:
+        if progress:
+            print(f"ladder: {row} against 3 {field}", file=sys.stderr, flush=True)
+
+    try:
+        result = ladder(
+            args.bots,
+            rules,
+            deals=args.deals if args.deals is not None else LADDER_DEALS,
+            seed=args.seed,
+            workers=args.workers,
+            fields=args.fields,
+            progress=progress,
+            rules_label=label,
+            on_cell=announce,
+        )
+    except (ValueError, NotImplementedError, HeartsError, OSError) as err:
+        print(error_line(name, err), file=sys.stderr)
+        return 2
+    data = result.to_dict()
+    if output is not None:
+        try:
+            output.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        except OSError as err:
+            print(f"{name}: --output {output}: {err.strerror or err}", file=sys.stderr)
+            return 2
+    print(json.dumps(data, indent=2) if args.json else result.table())
+    return 0
 
 
 ROBUSTNESS_DEALS = 200  # --deals of --robustness when not given: per table, two tables per adversary
@@ -194,6 +243,14 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     if suite_problem is not None:
         print(f"{name}: {suite_problem}", file=sys.stderr)
         return 2
+    if args.fields and not args.ladder:
+        print(f"{name}: --fields needs --ladder (hearts tournament A B C --ladder --fields ...)", file=sys.stderr)
+        return 2
+    if args.ladder:
+        if args.robustness or args.matches:
+            print(f"{name}: --ladder plays deals, on its own: not with --robustness or --matches", file=sys.stderr)
+            return 2
+        return _ladder_main(args, rules, name, describe_rules(args.rules, overrides), output)
     if args.robustness:
         return _robustness_main(args, rules, name, describe_rules(args.rules, overrides), output)
     try:
