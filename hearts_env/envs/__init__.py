@@ -10,11 +10,13 @@
   opponents played on the same device, registered as ``hearts_env/HeartsVector-v0``
   (``gymnasium.make_vec("hearts_env/HeartsVector-v0", num_envs=1024)``; needs torch, imported only
   when made).
+- ``rllib.HeartsMultiAgentEnv``: a native RLlib ``MultiAgentEnv`` (turn based; the ``rllib``
+  extra; import ``hearts_env.envs.rllib`` explicitly: this package never imports Ray).
 - ``aec`` (the bare env), ``wrappers`` (PettingZoo's classic chain, made fast), ``rewards``.
 
 May import: ``hearts_env.core``, ``hearts_env.obs``, ``hearts_env.bots`` (the Gymnasium env's
 opponents), ``hearts_env.nets``, ``hearts_env.batched`` and torch (``vector`` only),
-``hearts_env.narrate`` (``render``), PettingZoo and Gymnasium.
+``hearts_env.narrate`` (``render``), PettingZoo and Gymnasium, and Ray (``rllib`` only).
 """
 
 from __future__ import annotations
