@@ -54,3 +54,20 @@ def test_bad_role_settings_are_refused_by_name(tmp_path, name, value) -> None:
     args = config.Args(runs_dir=str(tmp_path), **{name: value})
     with pytest.raises(config.ConfigError, match=name.replace("_", "-")):
         config.check_args(args)
+
+
+def test_relative_rewards_are_zero_sum_and_a_moon_costs_the_others() -> None:
+    moon = torch.tensor([[0.0, -26.0, -26.0, -26.0], [-1.0, -13.0, -12.0, 0.0]])
+    rel = ppo.relative_rewards(moon)
+    assert rel.sum(1).abs().max() < 1e-5
+    assert rel[0, 0] == pytest.approx(26.0)  # the shooter gains what the three lose
+    assert rel[0, 1] == pytest.approx(-26.0 - (0.0 - 52.0) / 3)
+    assert rel[1, 3] == pytest.approx(0.0 - (-26.0) / 3)
+
+
+def test_a_run_on_relative_rewards_trains(tmp_path) -> None:
+    history = _run(
+        tmp_path, pool=["moon"], pool_weights=[1.0], exploiter_fraction=1.0, relative_reward=True, num_steps=128,
+        total_decisions=32 * 128,
+    )  # fmt: skip
+    assert history[-1]["samples"] > 0 and np.isfinite(history[-1]["value_loss"])

@@ -137,6 +137,9 @@ class Args:
     name> (a frozen exported model, greedy), or a scripted adversary's label (moon, moon-stubborn, ...)"""
     pool_weights: list[float] = field(default_factory=lambda: [0.5, 0.4, 0.1])
     """draw weights of the pool kinds"""
+    relative_reward: Bool = False
+    """reward a seat's points relative to the other seats' mean (zero-sum: a moon shot costs the others what
+    it gains the shooter) instead of its own points alone"""
     exploiter_fraction: float = 0.0
     """share of the other tables turned around: the pool's opponent sits alone among copies of the learner (as an
     exploiter meets a model; where moon defence is learned)"""

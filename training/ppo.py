@@ -155,6 +155,13 @@ def evaluate_against(
 RUN_FILES = ("checkpoint.pt", "metrics.jsonl", "learning_curve.png", "tb")
 
 
+def relative_rewards(rewards: torch.Tensor) -> torch.Tensor:
+    """Each seat's reward minus the other seats' mean (rows: tables, columns: seats): zero-sum, so
+    what one seat gains (a moon shot) the others lose, as in a match between the seats."""
+    n = rewards.shape[1]
+    return rewards - (rewards.sum(1, keepdim=True) - rewards) / (n - 1)
+
+
 def prioritised(weights: np.ndarray, kinds: list[str], win_rate: dict[str, float], power: float) -> np.ndarray:
     """Prioritised fictitious self-play's draw: each kind's weight times (1 - its win rate)^power,
     renormalised; a kind the learner always beats keeps a floor of 5% of its weight."""
@@ -427,12 +434,13 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                 learner_decisions += int(is_learner.sum())
                 if bool(result.done.any()):
                     done_rows = rows[result.done]
+                    final = relative_rewards(result.rewards) if args.relative_reward else result.rewards
                     for seat in range(n):
                         step_of = last_step[done_rows, seat]
                         has = step_of >= 0
                         r, s = done_rows[has], step_of[has]
                         term_buf[s, r] = True
-                        rew_buf[s, r] = result.rewards[r, seat] * reward_scale[r]
+                        rew_buf[s, r] = final[r, seat] * reward_scale[r]
                     last_step[done_rows] = -1
                     # a win: the learner seats' mean reward above the other seats' (ties count half)
                     mixed = done_rows[~selfplay[done_rows]]
