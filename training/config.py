@@ -21,7 +21,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import torch
 import tyro
@@ -35,6 +35,8 @@ from .checkpoint import load_checkpoint
 from .export import check_model_name
 from .network import cardset_config, mlp_config
 from .opponents import pool_problem
+
+SettingsT = TypeVar("SettingsT")
 
 
 class ConfigError(ValueError):
@@ -226,16 +228,24 @@ def _one_line(text: str) -> str:
     return " ".join(kept) or "invalid arguments"
 
 
-def _tyro(tokens: Sequence[str], default: Args, source: str) -> Args:
-    """``Args`` from ``tokens`` over ``default``; a bad value is a ``ConfigError`` naming ``source``."""
-    if any(t in ("-h", "--help") for t in tokens):  # help goes to the terminal as tyro writes it
-        return tyro.cli(Args, args=list(tokens), default=default, prog="hearts train", description=_DESCRIPTION)
+def settings_from_tokens(
+    cls: type[SettingsT], tokens: Sequence[str], default: SettingsT, source: str, prog: str, description: str
+) -> SettingsT:
+    """``cls`` (a settings dataclass) from ``tokens`` over ``default``, read by tyro; a bad value is a
+    ``ConfigError`` naming ``source``. Help goes to the terminal as tyro writes it."""
+    if any(t in ("-h", "--help") for t in tokens):
+        return tyro.cli(cls, args=list(tokens), default=default, prog=prog, description=description)
     captured = io.StringIO()
     try:
         with contextlib.redirect_stderr(captured), contextlib.redirect_stdout(captured):
-            return tyro.cli(Args, args=list(tokens), default=default, prog="hearts train", description=_DESCRIPTION)
+            return tyro.cli(cls, args=list(tokens), default=default, prog=prog, description=description)
     except SystemExit:
         raise ConfigError(f"{source}: {_one_line(captured.getvalue())}") from None
+
+
+def _tyro(tokens: Sequence[str], default: Args, source: str) -> Args:
+    """``Args`` from ``tokens`` over ``default``; a bad value is a ``ConfigError`` naming ``source``."""
+    return settings_from_tokens(Args, tokens, default, source, "hearts train", _DESCRIPTION)
 
 
 def _tokens(data: dict[str, Any]) -> list[str]:
@@ -248,8 +258,9 @@ def _tokens(data: dict[str, Any]) -> list[str]:
     return tokens
 
 
-def read_toml(path: str) -> dict[str, Any]:
-    """The settings of a TOML file; ``ConfigError`` says why it cannot be read or names an unknown key."""
+def read_toml(path: str, fields: Sequence[str] = FIELDS) -> dict[str, Any]:
+    """The settings of a TOML file (keys among ``fields``); ``ConfigError`` says why it cannot be read or
+    names an unknown key."""
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -261,9 +272,9 @@ def read_toml(path: str) -> dict[str, Any]:
         raise ConfigError(f"--config {path}: cannot read it: {err.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise ConfigError(f"--config {path}: not valid TOML: {err}") from None
-    unknown = sorted(set(data) - set(FIELDS))
+    unknown = sorted(set(data) - set(fields))
     if unknown:
-        raise ConfigError(f"--config {path}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(FIELDS)}")
+        raise ConfigError(f"--config {path}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(fields)}")
     return data
 
 

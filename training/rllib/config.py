@@ -9,21 +9,17 @@ what to train (``--backend rllib`` is taken off by ``hearts train`` before these
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
-import io
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tyro
-
 from hearts_env.core import RulesError
 from hearts_env.core.rules import Rules
 
-from ..config import Bool, ConfigError, _one_line, _tokens, flag
+from ..config import Bool, ConfigError, _tokens, flag, settings_from_tokens
+from ..config import read_toml as read_settings_file
 from ..export import check_model_name
 
 #: The opponent kinds a learner seat's table may draw per episode.
@@ -108,34 +104,12 @@ class RLlibLaunch:
 
 
 def _tyro(tokens: Sequence[str], default: RLlibArgs, source: str) -> RLlibArgs:
-    prog = "hearts train --backend rllib"
-    if any(t in ("-h", "--help") for t in tokens):
-        return tyro.cli(RLlibArgs, args=list(tokens), default=default, prog=prog, description=_DESCRIPTION)
-    captured = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(captured), contextlib.redirect_stdout(captured):
-            return tyro.cli(RLlibArgs, args=list(tokens), default=default, prog=prog, description=_DESCRIPTION)
-    except SystemExit:
-        raise ConfigError(f"{source}: {_one_line(captured.getvalue())}") from None
+    return settings_from_tokens(RLlibArgs, tokens, default, source, "hearts train --backend rllib", _DESCRIPTION)
 
 
 def read_toml(path: str) -> dict[str, Any]:
     """The settings of a TOML file; ``ConfigError`` says why it cannot be read or names an unknown key."""
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"--config {path}: no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"--config {path}: is a directory, not a TOML file") from None
-    except OSError as err:
-        raise ConfigError(f"--config {path}: cannot read it: {err.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise ConfigError(f"--config {path}: not valid TOML: {err}") from None
-    unknown = sorted(set(data) - set(FIELDS))
-    if unknown:
-        raise ConfigError(f"--config {path}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(FIELDS)}")
-    return data
+    return read_settings_file(path, FIELDS)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> RLlibLaunch:
