@@ -113,15 +113,7 @@ def _ladder_main(args: argparse.Namespace, rules: Rules, name: str, label: str, 
     except (ValueError, NotImplementedError, HeartsError, OSError) as err:
         print(error_line(name, err), file=sys.stderr)
         return 2
-    data = result.to_dict()
-    if output is not None:
-        try:
-            output.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        except OSError as err:
-            print(f"{name}: --output {output}: {err.strerror or err}", file=sys.stderr)
-            return 2
-    print(json.dumps(data, indent=2) if args.json else result.table())
-    return 0
+    return _emit(result.to_dict(), result.table(), args.json, output, name)
 
 
 ROBUSTNESS_DEALS = 200  # --deals of --robustness when not given: per table, two tables per adversary
@@ -200,12 +192,8 @@ def _robustness_main(args: argparse.Namespace, rules: Rules, name: str, label: s
         print(error_line(name, err), file=sys.stderr)
         return 2
     data = report.to_dict()
-    if output is not None:
-        try:
-            output.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        except OSError as err:
-            print(f"{name}: --output {output}: {err.strerror or err}", file=sys.stderr)
-            return 2
+    if output is not None and not _write_json(data, output, name):
+        return 2
     if args.write_card:
         from ..training.model_card import write_robustness_card
 
@@ -221,6 +209,24 @@ def _robustness_main(args: argparse.Namespace, rules: Rules, name: str, label: s
             return 2
         print(f"robustness: the table is in {readme}", file=sys.stderr)
     print(json.dumps(data, indent=2) if args.json else report.table())
+    return 0
+
+
+def _write_json(data: dict[str, Any], output: Path, name: str) -> bool:
+    """Write ``data`` to ``--output``; ``False`` (said in one line) when it cannot be written."""
+    try:
+        output.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    except OSError as err:
+        print(f"{name}: --output {output}: {err.strerror or err}", file=sys.stderr)
+        return False
+    return True
+
+
+def _emit(data: dict[str, Any], table: str, as_json: bool, output: Path | None, name: str) -> int:
+    """The result: to ``--output`` when given, then the table (or the JSON) on stdout; the exit status."""
+    if output is not None and not _write_json(data, output, name):
+        return 2
+    print(json.dumps(data, indent=2) if as_json else table)
     return 0
 
 
@@ -268,12 +274,4 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     except (ValueError, NotImplementedError, HeartsError, OSError) as err:
         print(error_line(name, err), file=sys.stderr)
         return 2
-    data = result.to_dict()
-    if output is not None:
-        try:
-            output.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        except OSError as err:
-            print(f"{name}: --output {output}: {err.strerror or err}", file=sys.stderr)
-            return 2
-    print(json.dumps(data, indent=2) if args.json else result.table())
-    return 0
+    return _emit(result.to_dict(), result.table(), args.json, output, name)
