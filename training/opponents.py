@@ -3,11 +3,11 @@
 observations and masks.
 
 - ``RandomOpponent``: uniformly random legal actions (the masked softmax of zero logits).
-- ``NetworkOpponent``: a frozen snapshot of the network, sampling from its masked policy.
-- ``ModelOpponent``: a frozen exported model (pool kind ``model:<path or shipped name>``), loaded into
-  a torch network as ``init_from`` loads one, playing greedily as ``make_bot`` plays it in
-  tournaments; it reads the full observation through its own input selection, so its network may
-  differ from the learner's.
+- ``NetworkOpponent``: a frozen network: a snapshot of the learner, sampling from its masked policy,
+  or (``NetworkOpponent.exported``) an exported model (pool kind ``model:<path or shipped name>``),
+  loaded into a torch network as ``init_from`` loads one, playing greedily as ``make_bot`` plays it
+  in tournaments; it reads the full observation through its own input selection, so its network
+  may differ from the learner's.
 - the scripted adversaries (pool kinds ``moon``, ``moon-stubborn``, ...): the batched policies of
   ``hearts_env.batched.scripted.BATCHED_ADVERSARIES``, by the same labels as the bots' ``ADVERSARIES``.
 - the rule-based bot is ``hearts_env.batched.HeuristicPolicy`` (the engine's ``heuristic_actions``).
@@ -74,7 +74,7 @@ def pool_problem(pool: Sequence[str], rules_list: Sequence[Rules]) -> str | None
 def pool_opponent(kind: str, rules_list: Sequence[Rules], device: torch.device, num_players: int) -> BatchPolicy:
     """The opponent of a ``model:<path>`` or scripted pool kind (the built-in kinds live in the rollout)."""
     if kind.startswith(MODEL_PREFIX):
-        return ModelOpponent.load(kind[len(MODEL_PREFIX) :], rules_list, device, num_players)
+        return NetworkOpponent.exported(kind[len(MODEL_PREFIX) :], rules_list, device, num_players)
     return scripted_adversaries()[kind]()
 
 
@@ -96,12 +96,20 @@ class RandomOpponent:
 
 
 class NetworkOpponent:
-    """A frozen copy of the network (a past snapshot), sampling from its masked policy."""
+    """A frozen network as an opponent: a past snapshot of the learner (sampling from its masked
+    policy) or an exported model (``exported``: its greedy action, as ``make_bot`` plays it)."""
 
-    def __init__(self, network: torch.nn.Module, name: str, weights: dict[str, torch.Tensor] | None = None) -> None:
+    def __init__(
+        self,
+        network: torch.nn.Module,
+        name: str,
+        weights: dict[str, torch.Tensor] | None = None,
+        greedy: bool = False,
+    ) -> None:
         self.network = network
         self.name = name
         self.weights = weights  # the snapshot it was built from: the pool rebuilds it only when this changes
+        self.greedy = greedy
 
     @classmethod
     def frozen(
@@ -112,39 +120,19 @@ class NetworkOpponent:
         net.load_state_dict(weights)
         return cls(net.eval(), f"snapshot{i}", weights)
 
-    @torch.no_grad()
-    def act(
-        self,
-        engine: BatchEngine,
-        rows: torch.Tensor,
-        obs: torch.Tensor,
-        mask: torch.Tensor,
-        generator: torch.Generator | None = None,
-    ) -> torch.Tensor:
-        """A sample of the snapshot's masked policy per row (``obs``: the inputs the network reads)."""
-        logits, _ = self.network(obs)
-        return sample_actions(logits, mask, generator)
-
-
-class ModelOpponent:
-    """A frozen exported model as an opponent: its greedy action per row, as ``make_bot`` plays it.
-
-    ``obs`` must be the full observations (not the learner's input selection): the model's own
-    network picks the entries it reads, so any exported network can sit beside any learner."""
-
-    def __init__(self, network: torch.nn.Module, name: str) -> None:
-        self.network = network
-        self.name = name
-
     @classmethod
-    def load(cls, spec: str, rules_list: Sequence[Rules], device: torch.device, num_players: int) -> ModelOpponent:
-        """The model ``spec`` (a directory or shipped name), checked against every rule set of the run."""
+    def exported(
+        cls, spec: str, rules_list: Sequence[Rules], device: torch.device, num_players: int
+    ) -> NetworkOpponent:
+        """The exported model ``spec`` (a directory or shipped name), checked against every rule set of
+        the run. It is given full observations (not the learner's input selection): its own network
+        picks the entries it reads, so any exported network can sit beside any learner."""
         policy = load_policy(spec, rules_list[0])
         for rules in rules_list[1:]:
             load_policy(spec, rules)
         net = build_network(policy.config, num_players)
         net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in policy.params.items()})  # writable copies
-        return cls(net.to(device).eval(), f"{MODEL_PREFIX}{spec}")
+        return cls(net.to(device).eval(), f"{MODEL_PREFIX}{spec}", greedy=True)
 
     @torch.no_grad()
     def act(
@@ -155,6 +143,6 @@ class ModelOpponent:
         mask: torch.Tensor,
         generator: torch.Generator | None = None,
     ) -> torch.Tensor:
-        """The model's best legal action per row (``obs``: full observations)."""
+        """The network's action per row: greedy for an exported model, else a sample of its masked policy."""
         logits, _ = self.network(obs)
-        return greedy_actions(logits, mask)
+        return greedy_actions(logits, mask) if self.greedy else sample_actions(logits, mask, generator)
