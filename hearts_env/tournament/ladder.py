@@ -96,15 +96,19 @@ class Ladder:
             "| bot | " + " | ".join(f"vs 3 {f}" for f in fields) + " | mean margin |",
             "|---|" + "---|" * (len(fields) + 1),
         ]
-        for row in order:
-            cells = []
-            for f in fields:
-                if f == row or not any(c.row == row and c.field == f for c in self.cells):
-                    cells.append("—")
-                    continue
-                c = self.cell(row, f)
-                cells.append(f"{c.margin:+.2f} [{c.margin_low:+.2f}, {c.margin_high:+.2f}]")
-            lines.append(f"| {row} | " + " | ".join(cells) + f" | {self.mean_margin(row):+.2f} |")
+
+        def rows(render: Callable[[LadderCell], str], tail: Callable[[str], str]) -> list[str]:
+            out = []
+            for row in order:
+                played = {c.field: c for c in self.cells if c.row == row}
+                cells = [render(played[f]) if f != row and f in played else "—" for f in fields]
+                out.append(f"| {row} | " + " | ".join(cells) + tail(row))
+            return out
+
+        lines += rows(
+            lambda c: f"{c.margin:+.2f} [{c.margin_low:+.2f}, {c.margin_high:+.2f}]",
+            lambda row: f" | {self.mean_margin(row):+.2f} |",
+        )
         lines += [
             "",
             "Points per deal of the row bot (lower is better) and its moon shots (% of its deals):",
@@ -112,15 +116,10 @@ class Ladder:
             "| bot | " + " | ".join(f"vs 3 {f}" for f in fields) + " |",
             "|---|" + "---|" * len(fields),
         ]
-        for row in order:
-            cells = []
-            for f in fields:
-                if f == row or not any(c.row == row and c.field == f for c in self.cells):
-                    cells.append("—")
-                    continue
-                c = self.cell(row, f)
-                cells.append(f"{c.points:.2f} [{c.points_low:.2f}, {c.points_high:.2f}] · {100 * c.moon_rate:.1f}%")
-            lines.append(f"| {row} | " + " | ".join(cells) + " |")
+        lines += rows(
+            lambda c: f"{c.points:.2f} [{c.points_low:.2f}, {c.points_high:.2f}] · {100 * c.moon_rate:.1f}%",
+            lambda row: " |",
+        )
         return "\n".join(lines)
 
 

@@ -9,6 +9,17 @@ from typing import Any
 from ..core import Rules
 
 
+def json_ready(x: Any) -> Any:
+    """``x`` with floats rounded to 6 places and NaN as ``None`` (JSON has no NaN), through dicts and lists."""
+    if isinstance(x, float):
+        return None if math.isnan(x) else round(x, 6)
+    if isinstance(x, dict):
+        return {k: json_ready(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [json_ready(v) for v in x]
+    return x
+
+
 @dataclass(frozen=True)
 class BotStats:
     """One bot's row: every entry of the lineup with this spec, pooled."""
@@ -72,16 +83,7 @@ class TournamentResult:
         return next(b for b in self.bots if b.label == label)
 
     def to_dict(self) -> dict[str, Any]:
-        def clean(x: Any) -> Any:
-            if isinstance(x, float):
-                return None if math.isnan(x) else round(x, 6)
-            if isinstance(x, dict):
-                return {k: clean(v) for k, v in x.items()}
-            if isinstance(x, list):
-                return [clean(v) for v in x]
-            return x
-
-        return clean(
+        return json_ready(
             {
                 "rules": self.rules_label,
                 "rule_options": self.rules.to_dict(),

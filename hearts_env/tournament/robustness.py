@@ -43,7 +43,7 @@ import numpy as np
 
 from ..bots import spec_label
 from ..core.rules import Rules
-from .results import TournamentResult
+from .results import TournamentResult, json_ready
 from .runner import run_tournament
 from .stats import mean_interval, wilson_interval
 
@@ -131,17 +131,8 @@ class RobustnessReport:
         return next(r for r in self.rows if r.adversary == adversary)
 
     def to_dict(self) -> dict[str, Any]:
-        def clean(x: Any) -> Any:
-            if isinstance(x, float):
-                return None if math.isnan(x) else round(x, 6)
-            if isinstance(x, dict):
-                return {k: clean(v) for k, v in x.items()}
-            if isinstance(x, list | tuple):
-                return [clean(v) for v in x]
-            return x
-
         rows = [{**asdict(r), "verdict": r.verdict} for r in self.rows]
-        return clean(
+        return json_ready(
             {
                 "model": self.model,
                 "baseline": self.baseline,
