@@ -335,3 +335,26 @@ def test_example_runs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     assert "illegal actions: 0" in done.stdout
     assert "points per deal" in done.stdout
+
+
+def test_evaluate_takes_an_rllib_module_directly() -> None:
+    """``hearts_env.tournament.evaluate`` plays an RLModule as it is: greedy on its masked logits, legal
+    every time (an illegal choice would raise), the same choices as its own forward pass."""
+    import numpy as np
+    import torch
+
+    from hearts_env.tournament.evaluate import PolicyBot, evaluate
+
+    module = _module(MaskedPPOModule)
+    result = evaluate(module, "standard", opponents="heuristic", deals=3, name="rllib-module")
+    assert result.bots[0].label == "rllib-module" and result.sets == 3
+    env = HeartsMultiAgentEnv({"rules": "standard"})
+    obs, _ = env.reset(seed=5)
+    view = next(iter(obs.values()))
+    bot = PolicyBot(module)
+    action = bot.act({"observation": view["observations"], "action_mask": view["action_mask"].astype(np.int8)})
+    with torch.no_grad():
+        batch = {k: torch.as_tensor(v)[None] for k, v in view.items()}
+        logits = module.forward_inference({"obs": batch})["action_dist_inputs"][0].numpy()
+    assert action == int(np.argmax(np.where(view["action_mask"] > 0, logits, -np.inf)))
+    assert view["action_mask"][action] == 1

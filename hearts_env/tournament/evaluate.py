@@ -92,6 +92,9 @@ class PolicyBot:
                 return action
 
             return sb3
+        forward_inference = getattr(policy, "forward_inference", None)
+        if callable(forward_inference) and callable(getattr(policy, "parameters", None)):
+            return self._rllib_caller(policy, forward_inference)
         act = getattr(policy, "act", None)
         if callable(act):
             return act
@@ -101,8 +104,30 @@ class PolicyBot:
             return policy
         raise TypeError(
             f"cannot evaluate {policy!r}: give a Bot (act), a callable obs_dict -> action or (obs, mask) -> action, "
-            "an SB3 model (predict) or a spec string"
+            "an SB3 model (predict), an RLlib RLModule (forward_inference) or a spec string"
         )
+
+    @staticmethod
+    def _rllib_caller(module: Any, forward_inference: Callable[..., Any]) -> Callable[[Mapping[str, np.ndarray]], Any]:
+        """An RLlib ``RLModule`` (new API stack) on one observation, greedy: its ``action_dist_inputs``'
+        argmax over the legal actions. The observation is given as ``hearts_env.envs.rllib`` gives it
+        (``{"observations", "action_mask"}``); tensors are made with the module's own parameters'
+        ``new_tensor``, so no RL library is imported here."""
+        param = next(iter(module.parameters()), None)
+        if param is None:
+            raise TypeError(f"cannot evaluate {module!r}: an RLlib module without parameters")
+
+        def rllib(observation: Mapping[str, np.ndarray]) -> Any:
+            mask = np.asarray(observation["action_mask"]).astype(bool)
+            obs = {
+                "observations": param.new_tensor(np.asarray(observation["observation"], dtype=np.float32))[None],
+                "action_mask": param.new_tensor(mask.astype(np.float32))[None],
+            }
+            logits = forward_inference({"obs": obs})["action_dist_inputs"]
+            values = np.asarray(logits.detach().cpu().numpy(), dtype=np.float64)[0]
+            return int(np.argmax(np.where(mask, values, -np.inf)))
+
+        return rllib
 
     def reset(self, seed: int | None = None) -> None:
         reset = getattr(self.policy, "reset", None)
