@@ -71,3 +71,35 @@ def test_a_run_on_relative_rewards_trains(tmp_path) -> None:
         total_decisions=32 * 128,
     )  # fmt: skip
     assert history[-1]["samples"] > 0 and np.isfinite(history[-1]["value_loss"])
+
+
+def test_a_run_watches_its_moon_defence(tmp_path) -> None:
+    history = _run(tmp_path, pool=["heuristic"], pool_weights=[1.0], eval_adversaries=["moon-stubborn"])
+    last = history[-1]  # the final update always evaluates
+    assert 0.0 <= last["eval/moon-stubborn/moons"] <= 1.0
+    assert last["eval/moon-stubborn/gain"] == pytest.approx(
+        last["eval/moon-stubborn/learner_points"] - last["eval/moon-stubborn/points"]
+    )
+    assert last["eval/moon-stubborn/gain_se"] > 0
+
+
+def test_an_unknown_eval_adversary_is_refused_with_the_valid_ones(tmp_path) -> None:
+    args = config.Args(runs_dir=str(tmp_path), eval_adversaries=["moonwalker"])
+    with pytest.raises(config.ConfigError, match=r"unknown adversary moonwalker; use .*moon-stubborn"):
+        config.check_args(args)
+
+
+def test_the_exploitation_table_counts_a_persistent_seekers_moons() -> None:
+    from hearts_env.core.rules import Rules
+    from hearts_env.training.network import build_network, mlp_config
+
+    rules = Rules.load("standard")
+    torch.manual_seed(0)
+    network = build_network(mlp_config(None, hidden=[16]), 4).eval()
+    found = ppo.evaluate_exploitation(network, rules, "moon-stubborn", 64, "cpu", 3)
+    assert found == ppo.evaluate_exploitation(network, rules, "moon-stubborn", 64, "cpu", 3)  # seeded
+    # a seeker that never gives up shoots now and then even at an untrained table (2 of these 64 deals)
+    assert 0.0 < found["moons"] < 0.5
+    assert found["gain"] == pytest.approx(found["learner_points"] - found["points"])
+    # every shot is 0 points to the seeker, so its mean is at most 26 times the deals it did not shoot
+    assert found["points"] <= 26 * (1 - found["moons"]) + 1e-9
