@@ -103,3 +103,15 @@ def test_the_exploitation_table_counts_a_persistent_seekers_moons() -> None:
     assert found["gain"] == pytest.approx(found["learner_points"] - found["points"])
     # every shot is 0 points to the seeker, so its mean is at most 26 times the deals it did not shoot
     assert found["points"] <= 26 * (1 - found["moons"]) + 1e-9
+
+
+def test_the_moon_teacher_labels_the_threat_states_and_pulls_toward_the_heuristic_move(tmp_path) -> None:
+    history = _run(
+        tmp_path, pool=["moon-stubborn"], pool_weights=[1.0], exploiter_fraction=1.0, moon_teacher=1.0,
+        num_steps=128, total_decisions=3 * 32 * 128,
+    )  # fmt: skip
+    shares = [h["teacher_share"] for h in history]
+    assert all(0.0 < s < 0.5 for s in shares)  # some of the learner's decisions, never most
+    assert all(np.isfinite(h["teacher_loss"]) and 0.0 <= h["teacher_agreement"] <= 1.0 for h in history)
+    plain = _run(tmp_path / "plain", pool=["moon-stubborn"], pool_weights=[1.0], exploiter_fraction=1.0)
+    assert "teacher_loss" not in plain[-1]  # off by default: the run's metrics are as before

@@ -34,7 +34,7 @@ from hearts_env.nets import load_policy
 from .checkpoint import load_checkpoint
 from .export import check_model_name
 from .network import cardset_config, mlp_config
-from .opponents import pool_problem
+from .opponents import pool_problem, scripted_adversaries
 
 SettingsT = TypeVar("SettingsT")
 
@@ -142,6 +142,9 @@ class Args:
     relative_reward: Bool = False
     """reward a seat's points relative to the other seats' mean (zero-sum: a moon shot costs the others what
     it gains the shooter) instead of its own points alone"""
+    moon_teacher: float = 0.0
+    """weight of a kickstarting term toward the heuristic bot's move in the states where it sees a moon
+    attempt (hearts_env.training.teacher; 0: none)"""
     exploiter_fraction: float = 0.0
     """share of the other tables turned around: the pool's opponent sits alone among copies of the learner (as an
     exploiter meets a model; where moon defence is learned)"""
@@ -157,6 +160,9 @@ class Args:
     """updates between evaluations (0: only at the end)"""
     eval_deals: int = 2048
     """deals per evaluation opponent"""
+    eval_adversaries: list[str] = field(default_factory=list)
+    """scripted adversaries (moon-stubborn, ...) to evaluate against as well, each alone at a table of
+    three greedy learners: their gain and moon shots per deal (eval/<adversary>/gain, .../moons)"""
     checkpoint_every: int = 10
     """updates between checkpoints"""
     export_name: str = ""
@@ -170,6 +176,7 @@ RESUMABLE = (
     "total_decisions",
     "eval_every",
     "eval_deals",
+    "eval_adversaries",
     "checkpoint_every",
     "export_name",
     "progress",
@@ -337,7 +344,7 @@ _AT_LEAST_ONE = (
     "checkpoint_every",
     "eval_deals",
 )
-_AT_LEAST_ZERO = ("total_decisions", "imitation_samples", "eval_every", "threads", "pool_priority")
+_AT_LEAST_ZERO = ("total_decisions", "imitation_samples", "eval_every", "threads", "pool_priority", "moon_teacher")
 
 
 def network_config(args: Args, obs_dim: int | None) -> dict[str, Any]:
@@ -395,6 +402,11 @@ def check_args(args: Args, resume: Path | None = None) -> None:
     problem = pool_problem(args.pool, loaded)  # a model is checked against every rule set of the run
     if problem is not None:
         raise ConfigError(f"--pool: {problem}")
+    unknown = sorted(set(args.eval_adversaries) - set(scripted_adversaries()))
+    if unknown:
+        raise ConfigError(
+            f"--eval-adversaries: unknown adversary {', '.join(unknown)}; use {', '.join(sorted(scripted_adversaries()))}"
+        )
     if len(args.pool_weights) != len(args.pool) or sum(args.pool_weights) <= 0 or min(args.pool_weights) < 0:
         raise ConfigError(
             f"--pool-weights {args.pool_weights}: give one weight >= 0 per pool kind {args.pool}, not all zero"

@@ -55,6 +55,7 @@ from .export import export_model, run_training_info
 from .network import build_network, evaluate_actions, greedy_actions, masked_log_probs, sample_actions
 from .opponents import BUILTIN_KINDS, NetworkOpponent, RandomOpponent, pool_opponent
 from .plotting import Progress, plot_learning_curve
+from .teacher import moon_threat
 
 __all__ = ["Args", "ConfigError", "RunError", "args_from_dict", "compute_advantages", "main", "parse_args", "train"]
 
@@ -144,6 +145,55 @@ def evaluate_against(
         "points": float(own.mean()),
         "points_se": float(own.std() / math.sqrt(deals)),
         "opponent_points": float(others.mean()),
+    }
+
+
+@torch.no_grad()
+def evaluate_exploitation(
+    network: torch.nn.Module, rules: Rules, adversary: str, deals: int, device: str, seed: int, engine: str = "batched"
+) -> dict[str, float]:
+    """A scripted adversary (``hearts_env.batched.scripted``) at one seat (rotating), the greedy
+    learner at every other, over the deals ``seeded_deal(rules, seed + i)``: the robustness suite's
+    table, batched and quick, so a run can watch its moon defence. ``gain``: the learners' mean points
+    minus the adversary's (what it takes from them); ``moons``: the share of deals it shot, read from
+    the scores (every other seat at least the moon value, or the adversary at minus it)."""
+    n = rules.num_players
+    table = make_engine(engine, rules, deals, torch.device(device), seed)
+    table.load_seeded(range(deals), [seed + i for i in range(deals)])
+    generator = torch.Generator(device=table.device).manual_seed(seed)
+    policy = pool_opponent(adversary, [rules], table.device, n)
+    rows = torch.arange(deals, device=table.device)
+    adversary_seat = rows % n
+    finished = torch.zeros(deals, dtype=torch.bool, device=table.device)
+    points = torch.zeros(deals, n, dtype=torch.float64, device=table.device)
+    while not bool(finished.all()):
+        obs = table.observe()
+        mask = table.legal_mask()
+        theirs = table.current_player == adversary_seat
+        actions = torch.zeros(deals, dtype=torch.int64, device=table.device)
+        mine = ~theirs
+        if bool(mine.any()):
+            logits, _ = network(obs[mine])
+            actions[mine] = greedy_actions(logits, mask[mine])
+        if bool(theirs.any()):
+            actions[theirs] = policy.act(table, rows[theirs], obs[theirs], mask[theirs], generator)
+        result = table.step(actions)
+        newly = result.done & ~finished
+        points[newly] = result.scores[newly].double()
+        finished |= result.done
+    own = points[rows, adversary_seat]
+    others = points.clone()
+    others[rows, adversary_seat] = float("inf")
+    learners = (points.sum(dim=1) - own) / (n - 1)
+    moon = rules.tables.moon_value
+    shot = (others.min(dim=1).values >= moon) | (own <= -moon) if rules.moon_enabled else torch.zeros_like(own) > 0
+    gain = learners - own
+    return {
+        "gain": float(gain.mean()),
+        "gain_se": float(gain.std() / math.sqrt(deals)),
+        "points": float(own.mean()),
+        "learner_points": float(learners.mean()),
+        "moons": float(shot.double().mean()),
     }
 
 
@@ -346,6 +396,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     rew_buf = torch.zeros(T, B, device=device)
     term_buf = torch.zeros(T, B, dtype=torch.bool, device=device)
     learn_buf = torch.zeros(T, B, dtype=torch.bool, device=device)
+    teach_buf = torch.full((T, B), -1, dtype=torch.int64, device=device)  # the teacher's move, -1: none
     next_buf = torch.full((T, B), -1, dtype=torch.int64, device=device)
     rows = torch.arange(B, device=device)
     reward_scale = reward_scales(engine)
@@ -406,6 +457,11 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                     sampled[is_learner] = chosen
                     logp_buf[t, is_learner] = logp.gather(1, chosen.unsqueeze(1)).squeeze(1)
                     val_buf[t, is_learner] = value
+                if args.moon_teacher > 0:  # the heuristic bot's move where it sees a moon attempt
+                    taught = is_learner & moon_threat(full_obs)
+                    teach_buf[t] = -1
+                    if bool(taught.any()):
+                        teach_buf[t, taught] = engine.heuristic_actions(rows[taught])
                 others = ~is_learner
                 if bool(others.any()):
                     for k, kind in enumerate(kinds):
@@ -458,6 +514,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
         sample = learn_buf & valid
         returns = advantages + val_buf
         b_obs, b_mask, b_act = obs_buf[sample], mask_buf[sample], act_buf[sample]
+        b_teach = teach_buf[sample]
         b_logp, b_adv, b_ret, b_val = logp_buf[sample], advantages[sample], returns[sample], val_buf[sample]
         # ---- PPO epochs
         network.train()
@@ -465,6 +522,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
         stats: dict[str, list[float]] = {
             k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
         }
+        if args.moon_teacher > 0:
+            stats.update(teacher_loss=[], teacher_agreement=[], teacher_share=[])
         stop = False
         for _ in range(args.update_epochs):
             order = torch.randperm(count, device=device, generator=sampler)
@@ -478,6 +537,18 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                 pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
                 v_loss = 0.5 * ((value - b_ret[idx]) ** 2).mean()
                 loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
+                if args.moon_teacher > 0:  # kickstarting on the moon-threat states only
+                    teach = b_teach[idx]
+                    taught = teach >= 0
+                    stats["teacher_share"].append(float(taught.float().mean()))
+                    if bool(taught.any()):
+                        logits, _ = network(b_obs[idx][taught])
+                        t_logp = masked_log_probs(logits, b_mask[idx][taught]).gather(1, teach[taught].unsqueeze(1))
+                        teacher_loss = -t_logp.mean()
+                        loss = loss + args.moon_teacher * teacher_loss
+                        stats["teacher_loss"].append(float(teacher_loss.detach()))
+                        agreement = greedy_actions(logits.detach(), b_mask[idx][taught]) == teach[taught]
+                        stats["teacher_agreement"].append(float(agreement.float().mean()))
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
@@ -538,6 +609,16 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                 metrics[f"eval/{opponent}/points_se"] = math.sqrt(
                     sum(r["points_se"] ** 2 for r in results.values())
                 ) / len(results)
+            for adversary in args.eval_adversaries:  # moon defence: the adversary alone among learners
+                found = [
+                    evaluate_exploitation(
+                        network, r, adversary, args.eval_deals, args.device, 20_000 + update, args.engine
+                    )
+                    for r in all_rules
+                ]
+                for key in ("gain", "points", "learner_points", "moons"):
+                    metrics[f"eval/{adversary}/{key}"] = float(np.mean([f[key] for f in found]))
+                metrics[f"eval/{adversary}/gain_se"] = math.sqrt(sum(f["gain_se"] ** 2 for f in found)) / len(found)
         for key, value in metrics.items():
             if isinstance(value, float | int) and key != "update":
                 writer.add_scalar(key if "/" in key else f"train/{key}", value, decisions)
@@ -602,6 +683,12 @@ def summary(final: dict[str, Any], args: Args) -> str:
                     lines.append(
                         f"    {name + ':':<14}{final[key + '/points']:6.2f} ± {1.96 * final[key + '/points_se']:.2f}"
                     )
+    for adversary in args.eval_adversaries:
+        if f"eval/{adversary}/gain" in final:
+            lines.append(
+                f"  {adversary} alone among 3 learners: gain {final[f'eval/{adversary}/gain']:+.2f}"
+                f" ± {1.96 * final[f'eval/{adversary}/gain_se']:.2f}, moons {100 * final[f'eval/{adversary}/moons']:.1f}%"
+            )
     lines += [
         f"checkpoint:  {run_dir / 'checkpoint.pt'}",
         f"metrics:     {run_dir / 'metrics.jsonl'}  (tensorboard --logdir {run_dir / 'tb'})",

@@ -1,0 +1,56 @@
+"""A teacher for moon defence: the heuristic bot's own moves where it sees a moon attempt.
+
+PPO learns moon defence slowly: a blocked moon costs the blocker a point or two now and saves 26
+later, in a few decisions of a few deals. ``Args.moon_teacher`` adds a kickstarting term (Schmitt et
+al., 2018: an auxiliary cross-entropy toward a teacher's action) on the learner's decisions in the
+states where the heuristic bot (``hearts_env.bots.HeuristicBot._moon_threat``) sees one opponent
+shooting, and only there: elsewhere the learner already plays better than the bot, and nothing pulls it
+back.
+
+``moon_threat(obs)`` reads that state from the observation alone (so it holds for either engine and
+every rule set): exactly one opponent has points in its won tricks, the observing seat none; it has won
+every trick where the moon needs them; and it holds 60% of the deal's penalty (the points in the current
+trick counting half) or, from the middle of the deal on, 40%. ``tests/test_teacher.py`` checks it
+against the reference bot over random play of many rule sets.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from hearts_env.obs.spec import OFFSETS, RULE_FEATURES
+
+_RULE = {name: OFFSETS["rules"] + i for i, name in enumerate(RULE_FEATURES)}
+_WON = OFFSETS["won_by"]
+_TRICKS = OFFSETS["tricks_won"]
+_TRICK = OFFSETS["trick"]
+_CARD_POINTS = OFFSETS["card_points"]
+_TRICK_NUMBER = OFFSETS["trick_number"]
+
+
+def moon_threat(obs: torch.Tensor) -> torch.Tensor:
+    """Per row of full observations ``(B, OBSERVATION_SIZE)``: whether the seat to move sees a moon
+    attempt as the heuristic bot does (see the module docstring)."""
+    values = torch.round(obs[:, _CARD_POINTS : _CARD_POINTS + 52] * 13.0).clamp(min=0)  # the cards' points
+    won = obs[:, _WON : _WON + 8 * 52].view(-1, 8, 52)
+    pts = (won * values.unsqueeze(1)).sum(2)  # the points in each seat's won tricks, as the bot counts them
+    penalty = obs[:, _RULE["penalty_total"]] * 26.0
+    matters = (obs[:, _RULE["moon_enabled"]] > 0) & (obs[:, _RULE["moon_mode:cancel_deal"]] == 0) & (penalty > 0)
+    holders = pts > 0
+    shooter = holders.float().argmax(1)
+    alone = (holders.sum(1) == 1) & ~holders[:, 0]
+    rows = torch.arange(obs.shape[0], device=obs.device)
+    taken = pts[rows, shooter]
+    num_tricks = torch.round(obs[:, _RULE["hand_size"]] * 17.0)
+    done_tricks = torch.round(obs[:, _TRICK_NUMBER] * num_tricks)
+    all_tricks = torch.round(obs[:, _TRICKS : _TRICKS + 8][rows, shooter] * num_tricks) == done_tricks
+    needs_all = obs[:, _RULE["moon_requires_all_tricks"]] > 0
+    in_trick_cards = obs[:, _TRICK : _TRICK + 8 * 52].view(-1, 8, 52).sum(1)
+    in_trick = (in_trick_cards * values).sum(1)
+    strong = (taken + 0.5 * in_trick >= 0.6 * penalty - 1e-6) | (
+        (done_tricks >= torch.div(num_tricks, 2, rounding_mode="floor")) & (taken >= 0.4 * penalty - 1e-6)
+    )
+    return matters & alone & (all_tricks | ~needs_all) & strong
+
+
+__all__ = ["moon_threat"]
