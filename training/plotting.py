@@ -30,6 +30,9 @@ class Progress:
             text += f" vs-random {metrics['eval/random/points']:.2f}"
         if "eval/heuristic/points" in metrics:
             text += f" vs-heuristic {metrics['eval/heuristic/points']:.2f}"
+        for key, value in metrics.items():
+            if key.startswith("eval/") and key.endswith("/moons"):
+                text += f" {key.split('/')[1]}-moons {100 * value:.0f}%"
         if self.bar is not None:
             self.bar.set_postfix_str(text)
             self.bar.update(1)
