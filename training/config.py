@@ -144,7 +144,7 @@ class Args:
     it gains the shooter) instead of its own points alone"""
     moon_teacher: float = 0.0
     """weight of a kickstarting term toward the heuristic bot's move in the states where it sees a moon
-    attempt (hearts_env.training.teacher; 0: none)"""
+    attempt, in the deals that ended in a moon shot (hearts_env.training.teacher; 0: none)"""
     exploiter_fraction: float = 0.0
     """share of the other tables turned around: the pool's opponent sits alone among copies of the learner (as an
     exploiter meets a model; where moon defence is learned)"""
@@ -405,7 +405,8 @@ def check_args(args: Args, resume: Path | None = None) -> None:
     unknown = sorted(set(args.eval_adversaries) - set(scripted_adversaries()))
     if unknown:
         raise ConfigError(
-            f"--eval-adversaries: unknown adversary {', '.join(unknown)}; use {', '.join(sorted(scripted_adversaries()))}"
+            f"--eval-adversaries: unknown adversary {', '.join(unknown)}; "
+            f"use {', '.join(sorted(scripted_adversaries()))}"
         )
     if len(args.pool_weights) != len(args.pool) or sum(args.pool_weights) <= 0 or min(args.pool_weights) < 0:
         raise ConfigError(

@@ -55,7 +55,7 @@ from .export import export_model, run_training_info
 from .network import build_network, evaluate_actions, greedy_actions, masked_log_probs, sample_actions
 from .opponents import BUILTIN_KINDS, NetworkOpponent, RandomOpponent, pool_opponent
 from .plotting import Progress, plot_learning_curve
-from .teacher import moon_threat
+from .teacher import drop_calm_labels, moon_shot, moon_threat
 
 __all__ = ["Args", "ConfigError", "RunError", "args_from_dict", "compute_advantages", "main", "parse_args", "train"]
 
@@ -400,6 +400,9 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     next_buf = torch.full((T, B), -1, dtype=torch.int64, device=device)
     rows = torch.arange(B, device=device)
     reward_scale = reward_scales(engine)
+    moon_values = torch.tensor(  # a deal score at least this (or at most minus it) is a moon shot
+        [r.tables.moon_value if r.moon_enabled else 10**9 for r in engine.rules_list], device=device
+    )[engine.rules_index]
     kinds = list(args.pool)
     weights = np.asarray(args.pool_weights, dtype=float)
     weights = weights / weights.sum()  # check_args: one weight >= 0 per kind, not all zero
@@ -433,6 +436,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             frozen = [NetworkOpponent.frozen(network.config, w, device, i, n) for i, w in enumerate(snapshots)]
 
         last_step = torch.full((B, n), -1, dtype=torch.int64, device=device)
+        deal_start = torch.zeros(B, dtype=torch.int64, device=device)  # the first step of each row's deal here
         next_buf.fill_(-1)
         term_buf.zero_()
         rew_buf.zero_()
@@ -498,6 +502,9 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                         term_buf[s, r] = True
                         rew_buf[s, r] = final[r, seat] * reward_scale[r]
                     last_step[done_rows] = -1
+                    if args.moon_teacher > 0:  # hindsight: the teacher's labels stand only in deals with a moon
+                        moon = moon_shot(result.scores[done_rows], moon_values[done_rows])
+                        drop_calm_labels(teach_buf, deal_start, t, done_rows, moon)
                     # a win: the learner seats' mean reward above the other seats' (ties count half)
                     mixed = done_rows[~selfplay[done_rows]]
                     if args.pool_priority > 0 and mixed.numel():
@@ -509,6 +516,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                         wins.index_add_(0, kind_of_table[mixed], outcome)
                         games.index_add_(0, kind_of_table[mixed], torch.ones_like(outcome))
 
+        if args.moon_teacher > 0:  # deals still in play: no outcome yet, so no label
+            teach_buf.masked_fill_(torch.arange(T, device=device).unsqueeze(1) >= deal_start.unsqueeze(0), -1)
         rollout_s = time.perf_counter() - start
         advantages, valid = compute_advantages(val_buf, rew_buf, term_buf, next_buf, args.gamma, args.gae_lambda)
         sample = learn_buf & valid
@@ -687,7 +696,8 @@ def summary(final: dict[str, Any], args: Args) -> str:
         if f"eval/{adversary}/gain" in final:
             lines.append(
                 f"  {adversary} alone among 3 learners: gain {final[f'eval/{adversary}/gain']:+.2f}"
-                f" ± {1.96 * final[f'eval/{adversary}/gain_se']:.2f}, moons {100 * final[f'eval/{adversary}/moons']:.1f}%"
+                f" ± {1.96 * final[f'eval/{adversary}/gain_se']:.2f},"
+                f" moons {100 * final[f'eval/{adversary}/moons']:.1f}%"
             )
     lines += [
         f"checkpoint:  {run_dir / 'checkpoint.pt'}",

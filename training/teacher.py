@@ -5,7 +5,10 @@ later, in a few decisions of a few deals. ``Args.moon_teacher`` adds a kickstart
 al., 2018: an auxiliary cross-entropy toward a teacher's action) on the learner's decisions in the
 states where the heuristic bot (``hearts_env.bots.HeuristicBot._moon_threat``) sees one opponent
 shooting, and only there: elsewhere the learner already plays better than the bot, and nothing pulls it
-back.
+back. The labels stand in hindsight only: a deal that ends without a moon shot drops its labels, since
+the bot's alarm also rings when one seat has merely taken the queen and a few hearts, and its defence
+(beating that seat's tricks) then costs points. Taught everywhere the alarm rings, a fine-tuned model
+gave back 0.7 points per deal against heuristic bots within 50 updates.
 
 ``moon_threat(obs)`` reads that state from the observation alone (so it holds for either engine and
 every rule set): exactly one opponent has points in its won tricks, the observing seat none; it has won
@@ -53,4 +56,24 @@ def moon_threat(obs: torch.Tensor) -> torch.Tensor:
     return matters & alone & (all_tricks | ~needs_all) & strong
 
 
-__all__ = ["moon_threat"]
+def moon_shot(scores: torch.Tensor, moon_value: torch.Tensor) -> torch.Tensor:
+    """Per row of deal scores ``(M, N)``: whether a seat shot the moon (another seat scored at least
+    the moon value, or one scored at most minus it); ``moon_value`` per row (huge: no moon)."""
+    return (scores.max(1).values >= moon_value) | (scores.min(1).values <= -moon_value)
+
+
+def drop_calm_labels(
+    labels: torch.Tensor, deal_start: torch.Tensor, step: int, done_rows: torch.Tensor, moon: torch.Tensor
+) -> None:
+    """In place, at the end of the deals of ``done_rows`` at rollout step ``step``: the labels
+    ``(T, B)`` of those deals (steps ``deal_start[row]..step``) become -1 where the deal had no moon
+    shot (``moon``, per done row); the rows' next deals start at ``step + 1``."""
+    calm = done_rows[~moon]
+    if calm.numel():
+        steps = torch.arange(labels.shape[0], device=labels.device).unsqueeze(1)
+        window = (steps >= deal_start[calm].unsqueeze(0)) & (steps <= step)
+        labels[:, calm] = labels[:, calm].masked_fill(window, -1)
+    deal_start[done_rows] = step + 1
+
+
+__all__ = ["drop_calm_labels", "moon_shot", "moon_threat"]
