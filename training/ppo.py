@@ -108,27 +108,34 @@ def compute_advantages(
 
 
 @torch.no_grad()
-def evaluate_against(
-    network: torch.nn.Module, rules: Rules, opponent: str, deals: int, device: str, seed: int, engine: str = "batched"
-) -> dict[str, float]:
-    """Mean points per deal of the greedy learner (rotating over the seats) and of its opponents, over
-    the deals ``seeded_deal(rules, seed + i)``: the tournaments' deals, every pass kind of the cycle
-    (the batched engine's own first deals would all be the cycle's first kind)."""
+def _play_seeded(
+    network: torch.nn.Module,
+    rules: Rules,
+    policy: Any,
+    deals: int,
+    device: str,
+    seed: int,
+    engine: str,
+    network_alone: bool,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The deals ``seeded_deal(rules, seed + i)`` played out, row ``i``'s marked seat ``i % n``: the
+    tournaments' deals, every pass kind of the cycle (the batched engine's own first deals would all
+    be the cycle's first kind). The greedy network sits at the marked seat alone (``network_alone``)
+    or at every other seat, ``policy`` at the rest. Returns the deal points ``(deals, n)`` and the
+    marked seats."""
     n = rules.num_players
     table = make_engine(engine, rules, deals, torch.device(device), seed)
     table.load_seeded(range(deals), [seed + i for i in range(deals)])
     generator = torch.Generator(device=table.device).manual_seed(seed)
     rows = torch.arange(deals, device=table.device)
-    learner_seat = rows % n
+    marked = rows % n
     finished = torch.zeros(deals, dtype=torch.bool, device=table.device)
     points = torch.zeros(deals, n, dtype=torch.float64, device=table.device)
-    policy = HeuristicPolicy() if opponent == "heuristic" else RandomOpponent()
     while not bool(finished.all()):
         obs = table.observe()
         mask = table.legal_mask()
-        current = table.current_player
+        mine = (table.current_player == marked) == network_alone
         actions = torch.zeros(deals, dtype=torch.int64, device=table.device)
-        mine = current == learner_seat
         if bool(mine.any()):
             logits, _ = network(obs[mine])
             actions[mine] = greedy_actions(logits, mask[mine])
@@ -139,7 +146,18 @@ def evaluate_against(
         newly = result.done & ~finished
         points[newly] = result.scores[newly].double()
         finished |= result.done
-    own = points[rows, learner_seat]
+    return points, marked
+
+
+def evaluate_against(
+    network: torch.nn.Module, rules: Rules, opponent: str, deals: int, device: str, seed: int, engine: str = "batched"
+) -> dict[str, float]:
+    """Mean points per deal of the greedy learner (rotating over the seats) and of its three
+    opponents (``heuristic`` or ``random``), over the deals ``seeded_deal(rules, seed + i)``."""
+    n = rules.num_players
+    policy = HeuristicPolicy() if opponent == "heuristic" else RandomOpponent()
+    points, seat = _play_seeded(network, rules, policy, deals, device, seed, engine, network_alone=True)
+    own = points[torch.arange(deals, device=points.device), seat]
     others = (points.sum(dim=1) - own) / (n - 1)
     return {
         "points": float(own.mean()),
@@ -148,7 +166,6 @@ def evaluate_against(
     }
 
 
-@torch.no_grad()
 def evaluate_exploitation(
     network: torch.nn.Module, rules: Rules, adversary: str, deals: int, device: str, seed: int, engine: str = "batched"
 ) -> dict[str, float]:
@@ -158,32 +175,12 @@ def evaluate_exploitation(
     minus the adversary's (what it takes from them); ``moons``: the share of deals it shot, read from
     the scores (every other seat at least the moon value, or the adversary at minus it)."""
     n = rules.num_players
-    table = make_engine(engine, rules, deals, torch.device(device), seed)
-    table.load_seeded(range(deals), [seed + i for i in range(deals)])
-    generator = torch.Generator(device=table.device).manual_seed(seed)
-    policy = pool_opponent(adversary, [rules], table.device, n)
-    rows = torch.arange(deals, device=table.device)
-    adversary_seat = rows % n
-    finished = torch.zeros(deals, dtype=torch.bool, device=table.device)
-    points = torch.zeros(deals, n, dtype=torch.float64, device=table.device)
-    while not bool(finished.all()):
-        obs = table.observe()
-        mask = table.legal_mask()
-        theirs = table.current_player == adversary_seat
-        actions = torch.zeros(deals, dtype=torch.int64, device=table.device)
-        mine = ~theirs
-        if bool(mine.any()):
-            logits, _ = network(obs[mine])
-            actions[mine] = greedy_actions(logits, mask[mine])
-        if bool(theirs.any()):
-            actions[theirs] = policy.act(table, rows[theirs], obs[theirs], mask[theirs], generator)
-        result = table.step(actions)
-        newly = result.done & ~finished
-        points[newly] = result.scores[newly].double()
-        finished |= result.done
-    own = points[rows, adversary_seat]
+    policy = pool_opponent(adversary, [rules], torch.device(device), n)
+    points, seat = _play_seeded(network, rules, policy, deals, device, seed, engine, network_alone=False)
+    rows = torch.arange(deals, device=points.device)
+    own = points[rows, seat]
     others = points.clone()
-    others[rows, adversary_seat] = float("inf")
+    others[rows, seat] = float("inf")
     learners = (points.sum(dim=1) - own) / (n - 1)
     moon = rules.tables.moon_value
     shot = (others.min(dim=1).values >= moon) | (own <= -moon) if rules.moon_enabled else torch.zeros_like(own) > 0
@@ -553,8 +550,10 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                     if bool(taught.any()):
                         logits, _ = network(b_obs[idx][taught])
                         t_logp = masked_log_probs(logits, b_mask[idx][taught]).gather(1, teach[taught].unsqueeze(1))
-                        teacher_loss = -t_logp.mean()
-                        loss = loss + args.moon_teacher * teacher_loss
+                        teacher_loss = -t_logp.mean()  # per taught decision, as logged
+                        # weighed per decision of the minibatch, as the PPO terms are: a mean over the few
+                        # taught decisions alone would weigh each of them ~50 times a PPO sample
+                        loss = loss + args.moon_teacher * teacher_loss * (t_logp.numel() / idx.numel())
                         stats["teacher_loss"].append(float(teacher_loss.detach()))
                         agreement = greedy_actions(logits.detach(), b_mask[idx][taught]) == teach[taught]
                         stats["teacher_agreement"].append(float(agreement.float().mean()))
