@@ -115,6 +115,12 @@ def test_the_moon_teacher_runs_and_is_off_by_default(tmp_path) -> None:
     assert any(h["teacher_share"] > 0 for h in history)
     taught = [h for h in history if np.isfinite(h["teacher_loss"])]
     assert taught and all(0.0 <= h["teacher_agreement"] <= 1.0 for h in taught)
+    everywhere = _run(
+        tmp_path / "everywhere", pool=["moon-stubborn"], pool_weights=[1.0], exploiter_fraction=1.0,
+        moon_teacher=1.0, moon_teacher_hindsight=False, num_steps=256, total_decisions=3 * 32 * 256,
+    )  # fmt: skip
+    # the same first rollout: its hindsight labels are a part of every label the alarm gave
+    assert everywhere[0]["teacher_share"] > history[0]["teacher_share"]
     plain = _run(tmp_path / "plain", pool=["moon-stubborn"], pool_weights=[1.0], exploiter_fraction=1.0)
     assert "teacher_loss" not in plain[-1]  # off by default: the run's metrics are as before
 

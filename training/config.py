@@ -145,6 +145,8 @@ class Args:
     moon_teacher: float = 0.0
     """weight of a kickstarting term toward the heuristic bot's move in the states where it sees a moon
     attempt, in the deals that ended in a moon shot (hearts_env.training.teacher; 0: none)"""
+    moon_teacher_hindsight: Bool = True
+    """keep the moon teacher's labels only in deals that ended in a moon shot (false: wherever it sees one)"""
     exploiter_fraction: float = 0.0
     """share of the other tables turned around: the pool's opponent sits alone among copies of the learner (as an
     exploiter meets a model; where moon defence is learned)"""

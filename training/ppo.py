@@ -499,7 +499,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                         term_buf[s, r] = True
                         rew_buf[s, r] = final[r, seat] * reward_scale[r]
                     last_step[done_rows] = -1
-                    if args.moon_teacher > 0:  # hindsight: the teacher's labels stand only in deals with a moon
+                    if args.moon_teacher > 0 and args.moon_teacher_hindsight:  # labels stand in moon deals only
                         moon = moon_shot(result.scores[done_rows], moon_values[done_rows])
                         drop_calm_labels(teach_buf, deal_start, t, done_rows, moon)
                     # a win: the learner seats' mean reward above the other seats' (ties count half)
@@ -513,7 +513,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                         wins.index_add_(0, kind_of_table[mixed], outcome)
                         games.index_add_(0, kind_of_table[mixed], torch.ones_like(outcome))
 
-        if args.moon_teacher > 0:  # deals still in play: no outcome yet, so no label
+        if args.moon_teacher > 0 and args.moon_teacher_hindsight:  # deals still in play: no outcome, no label
             teach_buf.masked_fill_(torch.arange(T, device=device).unsqueeze(1) >= deal_start.unsqueeze(0), -1)
         rollout_s = time.perf_counter() - start
         advantages, valid = compute_advantages(val_buf, rew_buf, term_buf, next_buf, args.gamma, args.gae_lambda)
