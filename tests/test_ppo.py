@@ -187,3 +187,15 @@ def test_training_across_rule_sets_evaluates_each_resumes_exactly_and_exports_on
         make_bot(str(model), Rules.preset(name), seed=0)  # loads: trained for these rules
     with pytest.raises(Exception, match="rules"):
         make_bot(str(model), Rules.preset("spot_hearts"), seed=0)
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p.name for p in (ROOT / "configs/train").glob("*.toml") if not p.name.startswith("rllib"))
+)
+def test_every_shipped_training_config_reads_as_settings(path) -> None:
+    """Each config the README and the model cards cite names real settings with valid values (a
+    renamed field would otherwise surface only when someone retrains a shipped model)."""
+    from hearts_env.training import config
+
+    args = config.parse_args(["--config", str(ROOT / "configs/train" / path)]).args
+    assert args.total_decisions > 0 and args.rules
