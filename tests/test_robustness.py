@@ -255,6 +255,11 @@ def test_the_command_prints_the_table_and_writes_the_same_figures_as_json(tmp_pa
         )
     assert tournament.main([*argv, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["adversaries"] == data["adversaries"]  # same seed, same figures
+    from hearts_env.tournament.robustness import RobustnessReport
+
+    assert RobustnessReport.from_dict(data).table() in table  # a saved report renders the printed table again
+    with pytest.raises(ValueError, match="not a robustness report: KeyError 'adversaries'"):
+        RobustnessReport.from_dict({k: v for k, v in data.items() if k != "adversaries"})
 
 
 @pytest.mark.parametrize(

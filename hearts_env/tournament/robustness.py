@@ -88,6 +88,9 @@ class AdversaryTable:
     games: int
 
 
+_INTERVALS = ("adversary_points", "field_points", "gain", "adversary_moons", "field_moons")
+
+
 @dataclass(frozen=True)
 class AdversaryRow:
     """One adversary against the model and against the baseline, over the same deals."""
@@ -150,6 +153,43 @@ class RobustnessReport:
                 **({"learned": self.learned} if self.learned is not None else {}),
             }
         )
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RobustnessReport:
+        """The report of a saved ``to_dict()`` (``--json --output``), to render or to write into a
+        model card again without replaying it; ``ValueError`` names what a malformed one lacks."""
+        try:
+
+            def table(t: Mapping[str, Any]) -> AdversaryTable:
+                return AdversaryTable(
+                    field=str(t["field"]),
+                    **{k: Interval.of(t[k]) for k in _INTERVALS},
+                    games=int(t["games"]),
+                )
+
+            rows = [
+                AdversaryRow(
+                    adversary=str(r["adversary"]),
+                    spec=str(r["spec"]),
+                    model=table(r["model"]),
+                    baseline=table(r["baseline"]),
+                    gain_difference=Interval.of(r["gain_difference"]),
+                )
+                for r in data["adversaries"]
+            ]
+            return cls(
+                model=str(data["model"]),
+                baseline=str(data["baseline"]),
+                rules_label=str(data["rules"]),
+                sets=int(data["duplicate_sets"]),
+                seed=int(data["seed"]),
+                seconds=float(data["seconds"]),
+                rows=rows,
+                model_is_baseline=bool(data.get("model_is_baseline", False)),
+                learned=data.get("learned"),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise ValueError(f"not a robustness report: {type(err).__name__} {err}") from None
 
     def table(self) -> str:
         lines = [
