@@ -125,13 +125,12 @@ def test_bad_arguments() -> None:
     env.reset(seed=0)
 
 
-def test_maskable_ppo_trains_on_it() -> None:
+def test_maskable_ppo_trains_on_it(one_torch_thread: None) -> None:
     pytest.importorskip("sb3_contrib")
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
 
-    torch.set_num_threads(1)
     env = gymnasium.make("hearts_env/Hearts-v1", opponents="random")
     model = MaskablePPO(
         "MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, verbose=0, policy_kwargs={"net_arch": [32]}
