@@ -155,14 +155,8 @@ def test_end_of_input_mid_deal_saves_a_replayable_record(tmp_path: Path) -> None
 def test_ctrl_c_ends_cleanly_and_saves(tmp_path: Path) -> None:
     child = spawn(["--seed", "2", "--opponents", "heuristic"], tmp_path)
     child.expect(PASS)
-    # A ^C that reaches the pty while readline is still switching the terminal's mode can be lost (one
-    # CI run saw nothing for 45 s); a person presses it again, and so does the test, at most twice more.
-    for _ in range(3):
-        child.sendintr()
-        if child.expect([r"Interrupted\. Game record saved to (\S+\.json)", pexpect.TIMEOUT], timeout=15) == 0:
-            break
-    else:
-        pytest.fail(f"three ^C did not end the game; it printed {child.before!r}")
+    child.sendintr()  # even if this test runs with SIGINT ignored (a worker may be), which the child inherits
+    child.expect(r"Interrupted\. Game record saved to (\S+\.json)")
     path = Path(child.match.group(1))
     child.expect(pexpect.EOF)
     child.close()

@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import random
 import secrets
+import signal
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -420,6 +421,9 @@ def play_command(args: argparse.Namespace) -> int:
     )
     code = 0
     ending = ""
+    # ^C ends the game with its record saved, even when a parent started us with SIGINT ignored
+    # (ignored signals survive exec, and Python then installs no KeyboardInterrupt handler)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         session.run()
     except QuitGame:
