@@ -10,13 +10,14 @@ from typing import Any
 from ..core.rules import Rules
 from ..nets.store import find_model, shipped_models
 from .base import Bot
+from .guard import GUARD_SPEC, guard_bot
 from .heuristic import HeuristicBot
 from .model import load_bot
 from .random_bot import RandomBot
 from .scripted import SCRIPTED_SPECS, scripted_bot
 from .search import SEARCH_SPECS, search_bot
 
-BOT_SPECS = ("random", "heuristic", "pimc", "ismcts", *SCRIPTED_SPECS)
+BOT_SPECS = ("random", "heuristic", "pimc", "ismcts", GUARD_SPEC, *SCRIPTED_SPECS)
 
 
 def make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, seed: int | None = None) -> Bot:
@@ -33,6 +34,8 @@ def make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, se
         return HeuristicBot(loaded, seed)
     if text.partition(":")[0] in SEARCH_SPECS:  # pimc, pimc:worlds=64,rollout=heuristic, ismcts:iterations=500
         return search_bot(text, loaded, seed)
+    if text.partition(":")[0] == GUARD_SPEC:  # guard:base=ppo-robust,worlds=32,points=1
+        return guard_bot(text, loaded, seed, make_bot)
     if text.partition(":")[0] in SCRIPTED_SPECS:  # moon, moon:giveup=never,pass=heuristic, duck, queendump, highest
         return scripted_bot(text, loaded, seed)
     if Path(text).suffix or Path(text).exists() or "/" in text or "\\" in text or find_model(text) is not None:

@@ -8,8 +8,9 @@ observer at seat 0. Nothing of the true deal is ever read.
 sampled worlds, every legal action is applied to a clone and the deal played out by the rollout
 policy; an action's score is the seat's mean deal points over the worlds (lower is better), and the
 best mean is played (ties: the lower action id). The same worlds serve every action (common random
-numbers). A single legal action is played without search. Cards that are the same action for the
-outcome (one suit, the same value, nothing between them but cards of earlier tricks:
+numbers; ``objective=relative`` scores the seat's points less the others' mean instead, so that an
+opponent's moon counts against it). A single legal action is played without search. Cards that are
+the same action for the outcome (one suit, the same value, nothing between them but cards of earlier tricks:
 ``equivalent_cards``) are rolled out once. With ``weigh=1`` (the default), the heuristic rollout and a
 trick in progress, worlds in which the heuristic bot would not have played this trick's cards so far
 are set aside (``trick_agrees``; up to four draws per world) and used only when too few others turn
@@ -75,6 +76,7 @@ from .rollout import HeuristicRollout, view_voids
 
 SEARCH_SPECS = ("pimc", "ismcts")
 ROLLOUTS = ("lean", "random", "heuristic", "mixed", "mixed1", "mixed2", "mixed3")
+OBJECTIVES = ("points", "relative")
 _CARD_BITS = (1 << NUM_CARDS) - 1
 _HIGH_SPADES = (KS, AS)
 _HIGH_SPADE_MASK = (1 << KS) | (1 << AS)
@@ -487,13 +489,26 @@ class PIMCBot(_SearchBot):
         passing: str = "heuristic",
         margin: float | None = None,
         weigh: bool = True,
+        objective: str = "points",
     ) -> None:
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective is one of {', '.join(OBJECTIVES)}, got {objective!r}")
         self.worlds = worlds
         self.margin = margin
         self.weigh = weigh
+        self.objective = objective
         super().__init__(rules, seed, rollout, passing)
+
+    def score(self, world: Deal) -> float:
+        """What the search minimises in a played-out world: the seat's deal points (``points``), or its
+        points less the others' mean (``relative``: what a match is won by; an opponent's moon, which
+        leaves the seat at 0 in the ``subtract_from_shooter`` mode, then counts against it)."""
+        scores = world.scores
+        if self.objective == "points":
+            return scores[0]
+        return scores[0] - (sum(scores) - scores[0]) / (len(scores) - 1)
 
     def evaluate(self, view: Any, legal: list[int]) -> dict[int, float]:
         """Each legal action's mean deal points for the seat over the sampled worlds. Cards that are the
@@ -502,6 +517,7 @@ class PIMCBot(_SearchBot):
         candidates = [group[0] for group in classes]
         totals = dict.fromkeys(candidates, 0.0)
         policy = self.policy
+        score = self.score
         shown = view_voids(view.void_in)
         for world in self.draw_worlds(view, legal):
             for a in candidates:
@@ -509,7 +525,7 @@ class PIMCBot(_SearchBot):
                 voids = shown[:]
                 apply_noting_voids(sim, a, voids)
                 rollout(sim, policy, voids)
-                totals[a] += sim.scores[0]
+                totals[a] += score(sim)
         return {a: totals[group[0]] / self.worlds for group in classes for a in group}
 
     def draw_worlds(self, view: Any, legal: list[int]) -> list[Deal]:
@@ -629,7 +645,8 @@ def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | IS
     (options may also be separated by ``:``, ``pimc:worlds=64:rollout=mixed``, for command lines that split
     bot lists at commas, as ``hearts play --opponents`` does);
     options ``worlds``/``iterations`` (ints), ``rollout`` (heuristic, lean, random, mixed or a model),
-    ``passing`` (heuristic, search), for PIMC ``margin`` (float) and ``weigh`` (0 or 1), and for ISMCTS
+    ``passing`` (heuristic, search), for PIMC ``margin`` (float), ``weigh`` (0 or 1) and ``objective``
+    (points, relative), and for ISMCTS
     ``exploration`` (float)."""
     kind, _, rest = spec.partition(":")
     if kind not in SEARCH_SPECS:
@@ -645,22 +662,24 @@ def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | IS
             options[key] = int(value)
         elif key in ("exploration", "margin"):
             options[key] = float(value)
-        elif key in ("rollout", "passing"):
+        elif key in ("rollout", "passing", "objective"):
             options[key] = value
         elif key == "weigh":
             if value not in ("0", "1"):
                 raise ValueError(f"weigh is 0 or 1, got {value!r}")
             options[key] = value == "1"
         else:
-            raise ValueError(f"unknown option {key!r} for {kind}: use worlds/iterations, rollout, passing, weigh")
+            raise ValueError(
+                f"unknown option {key!r} for {kind}: use worlds/iterations, rollout, passing, weigh, objective"
+            )
     if "rollout" in options and options["rollout"] not in ROLLOUTS and not Path(options["rollout"]).exists():
         load_bot(options["rollout"], rules, seed)  # fails now, with its reason, on a bad model name
     if kind == "pimc":
-        if "iterations" in options or "exploration" in options:  # margin and weigh are PIMC's only
+        if "iterations" in options or "exploration" in options:  # margin, weigh, objective are PIMC's only
             raise ValueError("pimc takes worlds=, not iterations= or exploration=")
         return PIMCBot(rules, seed, **options)
-    if "worlds" in options or "margin" in options or "weigh" in options:
-        raise ValueError("ismcts takes iterations=, not worlds=, margin= or weigh=")
+    if "worlds" in options or "margin" in options or "weigh" in options or "objective" in options:
+        raise ValueError("ismcts takes iterations=, not worlds=, margin=, weigh= or objective=")
     return ISMCTSBot(rules, seed, **options)
 
 

@@ -1,0 +1,176 @@
+"""A moon guard around any bot: ``guard:base=ppo-robust`` plays the base bot, and where one opponent
+holds every point taken so far, a search that assumes that opponent is shooting decides instead.
+
+Why a model needs one. In the standard rules (``moon_mode = subtract_from_shooter``) a moon leaves
+every other seat at 0 points for the deal: a player that minimises its own points has nothing to
+lose by letting it through, and the models trained that way concede a persistent seeker 24-31% of
+its deals (the heuristic bot 18%). What a moon costs the others is their standing: a match is won
+by the lowest total, and the seeker's -26 is 26 points on each of them. The guard's search scores
+that (``PIMCBot(objective="relative")``: the seat's points less the others' mean), and it plays the
+holder out as a moon seeker (``SeekerRollout``: it keeps leading and winning with its highest cards
+while no other seat has taken a point), so that the worlds where the holder can still make it show
+up. Where the holder's sampled hands cannot, the search finds no moon and plays for points.
+
+The guard reads only the seat's observation: the trigger from the decoded view (the points each
+seat has won in tricks), the search through the belief sampler. Where the rules have no moon, or
+the moon cancels the deal, it never fires and the bot is its base.
+
+Spec: ``guard:base=<bot spec>,worlds=32,points=1`` (options also separated by ``:``); ``base``
+defaults to ``ppo-robust``, ``points`` is the least the holder must have taken (``13``: only once it
+has the queen or as many hearts) and ``worlds`` the search's budget. ``bot.guarded`` counts the
+decisions the search made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core.cards import SUIT_MASKS
+from ..core.deal import Deal
+from ..core.rules import Rules
+from ..obs import SeatView, decode_observation
+from .base import Bot, legal_actions
+from .rollout import _RANK, _SUIT, HeuristicRollout
+from .search import PIMCBot
+
+GUARD_SPEC = "guard"
+
+
+class SeekerRollout(HeuristicRollout):
+    """The heuristic rollout, except that seat ``seeker`` goes for the moon while it still can (no other
+    seat has won a point; where the moon needs every trick, it has won them all): it leads its highest
+    card, follows with its highest card when that beats the trick and its lowest when nothing does, and
+    when void discards its lowest point-free card, as ``moon:giveup=late`` plays."""
+
+    def __init__(self, rules: Rules, seeker: int, match_episode: bool = False) -> None:
+        super().__init__(rules, match_episode)
+        self.seeker = seeker
+        self.bonus_needed = rules.moon_requires_bonus_card and self.bonus_bit != 0
+
+    def alive(self, deal: Deal) -> bool:
+        """Whether the seeker's moon is still possible from the won piles."""
+        seeker = self.seeker
+        positive = self.positive_mask & ~deal.kitty
+        for p, pile in enumerate(deal.won):
+            if p != seeker and (pile & positive or (self.bonus_needed and pile & self.bonus_bit)):
+                return False
+        return not (self.all_tricks and deal.tricks_won[seeker] != deal.trick_number)
+
+    def _choose(self, deal: Deal, cards: int, voids: Sequence[int], everyone: int, holder: int, total: int) -> int:
+        if deal.current_player != self.seeker or not self.alive(deal):
+            return super()._choose(deal, cards, voids, everyone, holder, total)
+        trick = deal.trick
+        if not trick:
+            return max(_cards(cards), key=lambda c: (_RANK[c], c))
+        led_mask = SUIT_MASKS[_SUIT[trick[0]]]
+        if not cards & ~led_mask:  # following
+            winning = (deal.trick_mask & led_mask).bit_length() - 1
+            above = cards & ~((2 << winning) - 1)
+            return above.bit_length() - 1 if above else (cards & -cards).bit_length() - 1
+        values = self.values
+        return min(_cards(cards), key=lambda c: (values[c] > 0, values[c] < 0, _RANK[c], c))
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class GuardedBot:
+    """``base`` with the moon guard (see the module docstring)."""
+
+    def __init__(
+        self,
+        base: Bot,
+        rules: Rules,
+        seed: int | None = None,
+        *,
+        worlds: int = 32,
+        points: int = 1,
+        label: str | None = None,
+    ) -> None:
+        if points < 1:
+            raise ValueError(f"points must be at least 1, got {points}")
+        self.base = base
+        self.rules = rules
+        self.points = points
+        t = rules.tables
+        self.values = t.card_values
+        self.active = rules.moon_enabled and rules.moon_mode != "cancel_deal" and t.penalty_total > 0
+        self.search = PIMCBot(rules, seed, worlds=worlds, objective="relative")
+        self.name = label or f"guard:{getattr(base, 'name', 'bot')}"
+        self.guarded = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        reset = getattr(self.base, "reset", None)
+        if reset is not None:
+            reset(seed)
+        self.search.reset(seed)
+
+    def holder(self, view: SeatView) -> int | None:
+        """The opponent (relative seat) holding every point won so far, at least ``points`` of them, while
+        its moon is still possible; ``None`` otherwise."""
+        values = self.values
+        taken = [sum(values[c] for c in row if values[c] > 0) for row in view.won_by]
+        holders = [r for r, pts in enumerate(taken) if pts > 0]
+        if len(holders) != 1 or holders[0] == 0 or taken[holders[0]] < self.points:
+            return None
+        holder = holders[0]
+        if self.rules.moon_requires_all_tricks and view.tricks_won[holder] != view.trick_number:
+            return None
+        return holder
+
+    def act(self, observation: Mapping[str, np.ndarray]) -> int:
+        if not self.active:
+            return int(self.base.act(observation))
+        legal = legal_actions(observation)
+        if len(legal) < 2:
+            return int(self.base.act(observation))
+        view = decode_observation(observation["observation"], self.rules)
+        holder = self.holder(view) if view.phase == "playing" else None
+        if holder is None:
+            return int(self.base.act(observation))
+        self.guarded += 1
+        search = self.search
+        search.policy = SeekerRollout(self.rules, holder, view.match_episode)
+        means = search.evaluate(view, legal)
+        return int(min(legal, key=lambda a: (means[a], a)))
+
+
+def guard_bot(spec: str, rules: Rules, seed: int | None, make: Any) -> GuardedBot:
+    """The guarded bot of a spec (``guard:base=ppo-robust,worlds=32,points=1``); ``make`` builds the base
+    (``make_bot``)."""
+    kind, _, rest = spec.partition(":")
+    if kind != GUARD_SPEC:
+        raise ValueError(f"not a guard spec: {spec!r}")
+    options: dict[str, Any] = {"base": "ppo-robust"}
+    for item in filter(None, (x.strip() for x in rest.replace(":", ",").split(","))):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"bad option {item!r} in {spec!r}: use key=value")
+        key, value = key.strip(), value.strip()
+        if key in ("worlds", "points"):
+            try:
+                options[key] = int(value)
+            except ValueError:
+                raise ValueError(f"{key} is a whole number, got {value!r} in {spec!r}") from None
+        elif key == "base":
+            if value.partition(":")[0] == GUARD_SPEC:
+                raise ValueError("a guard's base cannot be another guard")
+            options[key] = value
+        else:
+            raise ValueError(f"unknown option {key!r} for guard: use base, worlds, points")
+    base_spec = options.pop("base")
+    base = make(base_spec, rules, seed)
+    label = f"guard:{getattr(base, 'name', base_spec)}"
+    return GuardedBot(base, rules, seed, label=label, **options)
+
+
+__all__ = ["GUARD_SPEC", "GuardedBot", "SeekerRollout", "guard_bot"]

@@ -1,0 +1,160 @@
+"""The moon guard (``hearts_env.bots.guard``): its rollout's seeker plays as the suite's seeker, the
+trigger reads only the view, the relative objective of PIMC, the specs, and that it stops moons."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+from types import SimpleNamespace
+
+import pytest
+
+from hearts_env.bots import MoonSeeker, make_bot
+from hearts_env.bots.guard import GuardedBot, SeekerRollout, guard_bot
+from hearts_env.bots.rollout import view_voids
+from hearts_env.bots.scripted import parse_moon_spec
+from hearts_env.bots.search import PIMCBot
+from hearts_env.core import Rules
+from hearts_env.core.deal import DONE, PLAYING, seeded_deal
+from hearts_env.obs import SeatedTable, decode_observation, seat_view
+from hearts_env.tournament import run_tournament
+
+PRESETS = ["standard", "omnibus", "three_player_kitty", "six_to_eight", "spot_hearts", "microsoft"]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_rollouts_seeker_plays_as_the_suites_late_seeker(preset: str) -> None:
+    """At every play decision with a choice of the seeker's seat, ``SeekerRollout`` picks what
+    ``moon:giveup=late`` picks (which plays as the heuristic bot once its moon is gone)."""
+    rules = Rules.load(preset)
+    n = rules.num_players
+    rng = random.Random(3)
+    checked = alive = 0
+    for d in range(10):
+        seeker = d % n
+        bot = MoonSeeker(rules, options=parse_moon_spec("moon:giveup=late"))
+        fast = SeekerRollout(rules, seeker)
+        others = [make_bot("heuristic", rules) for _ in range(n)]
+        deal = seeded_deal(rules, 500 + d)
+        table = SeatedTable(rules)
+        table.start(deal)
+        while deal.phase != DONE:
+            seat = deal.current_player
+            obs = table.observation(seat)
+            if seat == seeker:
+                want = bot.act(obs)
+                if deal.phase == PLAYING and len(deal.legal_actions()) > 1:
+                    relative = view_voids(seat_view(deal, seat).void_in)
+                    voids = [relative[(p - seat) % n] for p in range(n)]
+                    assert fast.decide(deal, voids) == want, (preset, d, deal.trick)
+                    checked += 1
+                    alive += fast.alive(deal)
+                action = want
+            else:
+                action = others[seat].act(obs) if rng.random() < 0.85 else rng.choice(deal.legal_actions())
+            table.apply(action)
+    assert checked > 40 and 0 < alive < checked  # both halves of its play are checked
+
+
+def test_pimc_relative_objective_scores_the_seats_standing() -> None:
+    rules = Rules.load("standard")
+    points, relative = PIMCBot(rules, 0), PIMCBot(rules, 0, objective="relative")
+    moon = SimpleNamespace(scores=[0, -26, 0, 0])  # seat 1 shot the moon (subtract_from_shooter)
+    assert points.score(moon) == 0 and relative.score(moon) == pytest.approx(26 / 3)  # type: ignore[arg-type]
+    plain = SimpleNamespace(scores=[3, 13, 10, 0])
+    assert points.score(plain) == 3 and relative.score(plain) == pytest.approx(3 - 23 / 3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="objective"):
+        make_bot("pimc:objective=winning", rules)
+    with pytest.raises(ValueError, match="objective"):
+        make_bot("ismcts:objective=relative", rules)
+    assert make_bot("pimc:objective=relative", rules).objective == "relative"
+
+
+def _guard_decisions(rules: Rules, spec: str, deals: int) -> tuple[GuardedBot, int]:
+    guard = make_bot(spec, rules, seed=1)
+    assert isinstance(guard, GuardedBot)
+    seeker = make_bot("moon:giveup=never", rules)
+    decisions = 0
+    for d in range(deals):
+        deal = seeded_deal(rules, 40 + d)
+        table = SeatedTable(rules)
+        table.start(deal)
+        while deal.phase != DONE:
+            seat = deal.current_player
+            obs = table.observation(seat)
+            if seat == 0:
+                action = seeker.act(obs)
+            else:
+                action = guard.act(obs)
+                decisions += 1
+                view = decode_observation(obs["observation"], rules)
+                holder = guard.holder(view)
+                if holder is not None:  # the trigger, checked against the true deal
+                    values = rules.tables.card_values
+                    taken = [sum(max(0, values[c]) for c in row) for row in seat_view(deal, seat).won_by]
+                    assert taken[holder] >= guard.points and sum(taken) == taken[holder]
+            assert obs["action_mask"][action] == 1
+            table.apply(action)
+    return guard, decisions
+
+
+def test_the_guard_fires_only_where_one_opponent_holds_every_point() -> None:
+    guard, decisions = _guard_decisions(Rules.load("standard"), "guard:base=ppo-standard,worlds=4", 4)
+    assert 0 < guard.guarded < decisions
+
+
+def test_without_a_moon_the_guard_is_its_base() -> None:
+    rules = Rules.load("standard", moon_enabled=False)
+    guard = guard_bot("guard:base=heuristic:worlds=2", rules, 0, make_bot)
+    base = make_bot("heuristic", rules)
+    deal = seeded_deal(rules, 3)
+    table = SeatedTable(rules)
+    table.start(deal)
+    while deal.phase != DONE:
+        obs = table.observation(deal.current_player)
+        action = guard.act(obs)
+        assert action == base.act(obs)
+        table.apply(action)
+    assert guard.guarded == 0
+
+
+def test_guard_specs_copies_and_errors() -> None:
+    rules = Rules.load("standard")
+    bot = make_bot("guard:base=heuristic,worlds=3,points=13", rules, seed=2)
+    assert isinstance(bot, GuardedBot) and bot.points == 13 and bot.search.worlds == 3
+    assert bot.name == "guard:heuristic" and bot.search.objective == "relative"
+    assert isinstance(make_bot("guard", rules).base, type(make_bot("ppo-robust", rules)))
+    clone = copy.deepcopy(bot)
+    assert isinstance(pickle.loads(pickle.dumps(bot)), GuardedBot) and clone.points == 13
+    for bad, reason in [
+        ("guard:worlds=many", "whole number"),
+        ("guard:depth=2", "unknown option"),
+        ("guard:base=guard", "another guard"),
+        ("guard:points=0", "at least 1"),
+        ("guard:base", "key=value"),
+    ]:
+        with pytest.raises(ValueError, match=reason):
+            make_bot(bad, rules)
+    with pytest.raises(ValueError, match="unknown bot"):
+        make_bot("guard:base=nonsense-model", rules)
+
+
+def test_the_guard_is_deterministic_under_a_seed_and_plays_in_tournaments() -> None:
+    a = run_tournament(["guard:base=ppo-standard,worlds=3", "heuristic"], "standard", deals=4, seed=4, progress=False)
+    b = run_tournament(["guard:base=ppo-standard,worlds=3", "heuristic"], "standard", deals=4, seed=4, progress=False)
+    assert [(s.mean, s.moons) for s in a.bots] == [(s.mean, s.moons) for s in b.bots]
+
+
+@pytest.mark.slow
+def test_the_guard_stops_a_persistent_moon_seeker() -> None:
+    """Over the same deals, a seeker that never gives up shoots far less often among three guarded
+    models than among the three bare models."""
+    rules = Rules.load("standard")
+    specs = {"bare": "ppo-robust", "guarded": "guard:base=ppo-robust,worlds=16"}
+    moons = {}
+    for label, spec in specs.items():
+        result = run_tournament(["moon:giveup=never", spec], rules, deals=12, seed=11, progress=False)
+        moons[label] = result.bots[0].moons
+    assert moons["bare"] >= 4, moons  # the seeker does shoot against the bare models
+    assert moons["guarded"] <= moons["bare"] // 3, moons
