@@ -173,3 +173,17 @@ def test_the_command_line_labels_trains_and_exports_a_playable_model(
     assert bot.name == "distilled"
     (tmp_path / "broken.npz").write_bytes(b"not an archive")
     assert distill.main(["train", "--labels", "broken.npz", "--export-name", "x"]) == 2
+
+
+def test_a_guard_teacher_labels_only_where_its_guard_fires() -> None:
+    rules = Rules.load("standard")
+    spec = "guard:base=heuristic,worlds=2"
+    labels = collect(
+        "ppo-standard", rules, teacher=spec, tables=("moon:giveup=never",), deals=3, seed=2, progress=False
+    )
+    assert len(labels) > 0 and labels.meta["teacher"] == spec
+    guard = make_bot(spec, rules)
+    for i in range(len(labels)):
+        assert guard.holder(decode_observation(labels.obs[i], rules)) is not None  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="pimc or guard"):
+        collect("ppo-standard", rules, teacher="heuristic", deals=1, progress=False)

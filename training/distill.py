@@ -11,7 +11,10 @@ second, in two steps:
    played, except with probability ``teacher_play`` the teacher's best (DAgger: the labels cover
    the states the student's own mistakes lead to, and some of the teacher's path). Labels are the
    teacher's *values*, not only its choice: ``q`` holds every legal action's mean points.
-   The teacher reads only the seat's observation, as it does when it plays.
+   The teacher reads only the seat's observation, as it does when it plays. A ``guard:...`` teacher
+   (``hearts_env.bots.guard``) labels only the decisions where its moon guard fires, with the guard's
+   search (the seat's relative result, the holder of every point played out as a moon seeker): a
+   narrow, consistent skill the student lacks, where a general teacher's labels are noisy.
 2. ``train``: the student's network, fine-tuned on the labels with the cross-entropy toward
    ``softmax(-(q - min q) / temperature)`` (the teacher's preference, soft where its values are
    close, which the noise of 48 worlds makes them often), plus a KL term that keeps the policy
@@ -51,6 +54,7 @@ import tyro
 from tqdm import tqdm
 
 from hearts_env.bots import make_bot
+from hearts_env.bots.guard import GuardedBot
 from hearts_env.bots.scripted import SCRIPTED_SPECS
 from hearts_env.bots.search import PIMCBot
 from hearts_env.core.actions import NUM_ACTIONS
@@ -233,7 +237,7 @@ def _collect_deal(
     table_index: int,
     seats: list[Any],
     labelled: list[bool],
-    teacher: PIMCBot,
+    teacher: PIMCBot | GuardedBot,
     set_seed: int,
     rng: random.Random,
     teacher_play: float,
@@ -259,7 +263,14 @@ def _collect_deal(
         if seat_labelled[seat] and mask.sum() >= 2 and not (deal.phase == PASSING and action < NUM_CARDS):
             legal = [int(a) for a in np.flatnonzero(mask)]
             view = decode_observation(observation["observation"], rules)
-            means = teacher.evaluate(view, legal)
+            if isinstance(teacher, GuardedBot):
+                found = teacher.search_values(view, legal)
+            else:
+                found = teacher.evaluate(view, legal)
+            if found is None:  # the guard labels only where it fires
+                table.apply(action)
+                continue
+            means = found
             q = np.full(NUM_ACTIONS, np.nan, dtype=np.float32)
             for a, v in means.items():
                 q[a] = v
@@ -289,8 +300,10 @@ def _collect_chunk(
     rules = Rules.from_dict(rules_data)
     student = make_bot(student_spec, rules, seed)
     teacher = make_bot(teacher_spec, rules, seed)
-    if not isinstance(teacher, PIMCBot):
-        raise ValueError(f"the teacher must be a pimc search bot (it scores every action), got {teacher_spec!r}")
+    if not isinstance(teacher, PIMCBot | GuardedBot):
+        raise ValueError(
+            f"the teacher is a pimc or guard spec (a search that scores every action), got {teacher_spec!r}"
+        )
     lineups = [table_lineup(t, student, lambda s: make_bot(s, rules, seed), rules.num_players) for t in tables]
     c = _Collected()
     for index, set_seed in items:
@@ -319,7 +332,9 @@ def collect(
         raise ValueError("tables must name at least one table kind")
     if not 0.0 <= teacher_play <= 1.0:
         raise ValueError(f"teacher_play is a probability, got {teacher_play}")
-    make_bot(student, rules)  # refuse a bad student before any worker starts
+    make_bot(student, rules)  # refuse a bad student or teacher before any worker starts
+    if not isinstance(make_bot(teacher, rules), PIMCBot | GuardedBot):
+        raise ValueError(f"the teacher is a pimc or guard spec (a search scoring every action), got {teacher!r}")
     items = list(enumerate(deal_seeds(seed, deals)))
     size = max(1, min(8, math.ceil(deals / max(1, workers) / 4)))
     jobs = [
@@ -506,7 +521,7 @@ class Collect:
     student: str = "ppo-robust"  # a model directory or shipped model name
     out: Path = Path("labels/labels.npz")
     rules: str = "standard"
-    teacher: str = "pimc"  # a pimc spec, e.g. pimc:worlds=64
+    teacher: str = "pimc"  # a pimc spec (pimc:worlds=64), or a guard spec: labels only where the guard fires
     tables: tuple[str, ...] = DEFAULT_TABLES
     deals: int = 100
     seed: int = 0

@@ -127,20 +127,26 @@ class GuardedBot:
             return None
         return holder
 
+    def search_values(self, view: SeatView, legal: list[int]) -> dict[int, float] | None:
+        """The guard's search values of ``legal`` (the seat's relative result per action, lower is better)
+        where it fires, else ``None`` (the base decides)."""
+        holder = self.holder(view) if self.active and view.phase == "playing" else None
+        if holder is None:
+            return None
+        search = self.search
+        search.policy = SeekerRollout(self.rules, holder, view.match_episode)
+        return search.evaluate(view, legal)
+
     def act(self, observation: Mapping[str, np.ndarray]) -> int:
         if not self.active:
             return int(self.base.act(observation))
         legal = legal_actions(observation)
         if len(legal) < 2:
             return int(self.base.act(observation))
-        view = decode_observation(observation["observation"], self.rules)
-        holder = self.holder(view) if view.phase == "playing" else None
-        if holder is None:
+        means = self.search_values(decode_observation(observation["observation"], self.rules), legal)
+        if means is None:
             return int(self.base.act(observation))
         self.guarded += 1
-        search = self.search
-        search.policy = SeekerRollout(self.rules, holder, view.match_episode)
-        means = search.evaluate(view, legal)
         return int(min(legal, key=lambda a: (means[a], a)))
 
 
