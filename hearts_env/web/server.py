@@ -44,8 +44,10 @@ RECORD_NAME = re.compile(r"^[A-Za-z0-9._-]{1,200}\.json$")
 
 
 def bot_choices() -> list[str]:
-    """``random``, ``heuristic`` and every shipped model."""
-    return ["heuristic", "random", *shipped_models()]
+    """``random``, ``heuristic``, the ``pimc`` search, every shipped model, and the shipped models with
+    the moon guard (``guard:base=<model>``, ``hearts_env.bots.guard``)."""
+    models = shipped_models()
+    return ["heuristic", "random", "pimc", *models, *(f"guard:base={m}" for m in models)]
 
 
 def _error(message: str, status: int = 400) -> JSONResponse:
