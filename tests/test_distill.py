@@ -187,3 +187,19 @@ def test_a_guard_teacher_labels_only_where_its_guard_fires() -> None:
         assert guard.holder(decode_observation(labels.obs[i], rules)) is not None  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="pimc or guard"):
         collect("ppo-standard", rules, teacher="heuristic", deals=1, progress=False)
+
+
+def test_min_gap_keeps_the_students_policy_where_the_teacher_is_not_clearly_better(labels: LabelSet) -> None:
+    """With a gap no label reaches, every target is the student's own policy: it does not move."""
+    rules = Rules.load("standard")
+    network = distill.student_network("ppo-standard", rules)
+    obs = network.select_inputs(torch.from_numpy(labels.obs))
+    mask = torch.from_numpy(labels.mask)
+    with torch.no_grad():
+        before = distill.greedy_actions(network(obs)[0], mask)
+    settings = distill.DistillSettings(epochs=3, minibatch_size=64, learning_rate=1e-3, min_gap=1e6, holdout=0.0)
+    figures = distill.distil(network, labels, settings)
+    assert figures["taught_share"] == 0.0
+    with torch.no_grad():
+        after = distill.greedy_actions(network(obs)[0], mask)
+    assert float((after == before).float().mean()) > 0.97

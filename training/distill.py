@@ -405,6 +405,8 @@ class DistillSettings:
     learning_rate: float = 1e-4
     temperature: float = 0.5  # points: the teacher's target is softmax(-(q - min q) / temperature)
     kl_coef: float = 0.5  # weight of KL(student before || after) on the labelled states
+    min_gap: float = 0.0  # points: where the student's own choice is within this of the teacher's best, its target
+    # is its own policy (a search's values carry noise: 48 worlds put about a point on each mean)
     vf_coef: float = 0.5
     holdout: float = 0.1  # share of the labels kept out of training, for the figures
     seed: int = 0
@@ -443,12 +445,16 @@ def distil(
     obs = network.select_inputs(torch.from_numpy(labels.obs))  # type: ignore[operator]
     mask = torch.from_numpy(labels.mask)
     q = torch.from_numpy(np.nan_to_num(labels.q, nan=0.0))
-    target = soft_targets(q, mask, settings.temperature)
     value_target = torch.from_numpy(-labels.points / np.maximum(labels.penalty_total, 1.0))
     with torch.no_grad():
         network.eval()
         before_logits, _ = network(obs)
         before_logp = masked_log_probs(before_logits, mask)
+        target = soft_targets(q, mask, settings.temperature)
+        if settings.min_gap > 0:  # keep the student's own policy where the teacher is not clearly better
+            close = regret(greedy_actions(before_logits, mask), q, mask) < settings.min_gap
+            target = torch.where(close.unsqueeze(1), before_logp.exp() * mask, target)
+        figures_gap = float((~close).float().mean()) if settings.min_gap > 0 else 1.0
 
     def held_out() -> dict[str, float]:
         if not held:
@@ -460,6 +466,7 @@ def distil(
             return {"agreement": float((lost <= 1e-6).float().mean()), "regret": float(lost.mean())}
 
     figures: dict[str, float] = {f"before_{k}": v for k, v in held_out().items()}
+    figures["taught_share"] = figures_gap  # the labels whose target is the teacher's
     optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate, eps=1e-5)
     steps_total = settings.epochs * math.ceil(len(train_idx) / settings.minibatch_size)
     step = 0
