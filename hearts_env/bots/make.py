@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -59,8 +60,11 @@ def lineup_of(bots: Sequence[Any], num_players: int) -> list[Any]:
 
 
 def spec_label(spec: Any) -> str:
-    """How a bot spec is named in tables: ``heuristic``, a model directory's name, a bot's ``name``."""
+    """How a bot spec is named in tables: ``heuristic``, a model directory's name, a bot's ``name``; a
+    guard's base as its own label (``guard:base=/x/models/ppo-robust`` is ``guard:base=ppo-robust``)."""
     if isinstance(spec, str | Path):
         text = str(spec).rstrip("/")
+        if text.partition(":")[0] == GUARD_SPEC:
+            return re.sub(r"base=([^,:]+)", lambda m: "base=" + spec_label(m.group(1)), text)
         return Path(text).name if ("/" in text or os.sep in text or Path(text).exists()) else text
     return str(getattr(spec, "name", type(spec).__name__))
