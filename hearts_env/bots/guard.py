@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.cards import SUIT_MASKS
+from ..core.cards import SUIT_MASKS, cards_of
 from ..core.deal import Deal
 from ..core.rules import Rules
 from ..obs import SeatView, decode_observation
@@ -64,23 +64,14 @@ class SeekerRollout(HeuristicRollout):
             return super()._choose(deal, cards, voids, everyone, holder, total)
         trick = deal.trick
         if not trick:
-            return max(_cards(cards), key=lambda c: (_RANK[c], c))
+            return max(cards_of(cards), key=lambda c: (_RANK[c], c))
         led_mask = SUIT_MASKS[_SUIT[trick[0]]]
         if not cards & ~led_mask:  # following
             winning = (deal.trick_mask & led_mask).bit_length() - 1
             above = cards & ~((2 << winning) - 1)
             return above.bit_length() - 1 if above else (cards & -cards).bit_length() - 1
         values = self.values
-        return min(_cards(cards), key=lambda c: (values[c] > 0, values[c] < 0, _RANK[c], c))
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+        return min(cards_of(cards), key=lambda c: (values[c] > 0, values[c] < 0, _RANK[c], c))
 
 
 class GuardedBot:
