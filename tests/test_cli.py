@@ -507,17 +507,18 @@ def test_model_opponents_and_the_shipped_model_default(tmp_path: Path, monkeypat
 
     from hearts_env.cli.play import default_opponent
 
-    model = export_tiny_model(tmp_path / "models" / "ppo-robust")
+    model = export_tiny_model(tmp_path / "models" / "ppo-standard")
     monkeypatch.chdir(tmp_path)
-    assert default_opponent(Rules.preset("standard")) == f"guard:base={model.resolve()}"
+    assert Path(default_opponent(Rules.preset("standard"))) == model.resolve()
     assert default_opponent(Rules.preset("omnibus")) == "heuristic"  # the model is for other rules
-    child = spawn(["--seed", "2", "--deal", "--no-save"], tmp_path)
+    guarded = f"guard:base={model}:worlds=4"  # a guard around a model path is labelled by the model's name
+    child = spawn(["--seed", "2", "--deal", "--no-save", "--opponents", guarded, "random", "heuristic"], tmp_path)
     child.expect(PASS)
-    assert "West: guard:base=ppo-robust, North: guard:base=ppo-robust, East: guard:base=ppo-robust" in child.before
+    assert "West: guard:base=ppo-standard:worlds=4, North: random, East: heuristic" in child.before
     child.close()
     child = spawn(["--seed", "2", "--deal", "--no-save", "--opponents", str(model), "random", "heuristic"], tmp_path)
     child.expect(PASS)
-    assert "West: ppo-robust, North: random, East: heuristic" in child.before
+    assert "West: ppo-standard, North: random, East: heuristic" in child.before
     child.sendline("1 2 3")
     assert "Deal scores:" in play_on(child)
     bad = hearts("play", "--opponents", str(tmp_path / "nothing-here"), "--no-save")
