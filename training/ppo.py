@@ -520,7 +520,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
         sample = learn_buf & valid
         returns = advantages + val_buf
         b_obs, b_mask, b_act = obs_buf[sample], mask_buf[sample], act_buf[sample]
-        b_teach = teach_buf[sample]
+        b_teach = teach_buf[sample] if args.moon_teacher > 0 else teach_buf[:0, 0]  # the labels, with the teacher on
         b_logp, b_adv, b_ret, b_val = logp_buf[sample], advantages[sample], returns[sample], val_buf[sample]
         # ---- PPO epochs
         network.train()
