@@ -4,11 +4,14 @@
 ``decisions`` (environment decisions, every seat's; the learner makes a quarter of them at four
 players) with the frozen target in the other three seats (``pool = ["model:<target>"]``, no
 self-play), and the same budget, same settings and same seed against three heuristic bots (the
-baseline). Each best response is then evaluated at its own table (best response + three targets,
-best response + three heuristic bots) over the same duplicate deals (``run_tournament``), and the
-report gives how many points per deal each gains over its opponents (their mean minus its points,
-paired over duplicate sets, 95% intervals) and the difference of the two gains (positive: the target
-is more exploitable than the baseline).
+baseline). The target may be any bot: an exported model plays as a frozen network on the batched
+engine (pool kind ``model:<target>``); a search bot, the moon guard or a scripted adversary plays
+as itself on the reference engine (``bot:<target>``, ``training.opponents.BotOpponent``), seat by
+seat, a few milliseconds per decision for the guard. Each best response is then evaluated at its
+own table (best response + three targets, best response + three heuristic bots) over the same
+duplicate deals (``run_tournament``), and the report gives how many points per deal each gains over
+its opponents (their mean minus its points, paired over duplicate sets, 95% intervals) and the
+difference of the two gains (positive: the target is more exploitable than the baseline).
 
 The start is the same for both: a fresh network warm-started by imitating the heuristic bot
 (``imitation_samples`` heuristic-labelled decisions, ``training.imitate``; not counted in the
@@ -37,7 +40,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hearts_env.bots import spec_label
+from hearts_env.bots import BOT_SPECS, spec_label
 from hearts_env.core.rules import Rules
 from hearts_env.tournament import run_tournament
 from hearts_env.tournament.robustness import gain_samples
@@ -45,7 +48,7 @@ from hearts_env.tournament.stats import mean_interval
 
 from . import ppo
 from .export import export_checkpoint
-from .opponents import MODEL_PREFIX
+from .opponents import BOT_PREFIX, MODEL_PREFIX, uses_bots
 
 #: The PPO settings of every best response (``training.config.Args`` fields); ``settings`` overrides them.
 BEST_RESPONSE_SETTINGS: dict[str, Any] = {
@@ -68,12 +71,20 @@ BEST_RESPONSE_SETTINGS: dict[str, Any] = {
 
 
 def pool_kind(spec: str) -> str:
-    """The training pool kind that plays ``spec``: ``heuristic``, ``random`` or ``model:<spec>``."""
+    """The training pool kind that plays ``spec``: ``heuristic``, ``random``, ``model:<spec>`` for an
+    exported model, or ``bot:<spec>`` for any other bot of ``make_bot`` (a search bot, the moon guard, a
+    scripted adversary), which trains on the reference engine."""
     if spec in ("heuristic", "random"):
         return spec
-    if spec.partition(":")[0] in ("pimc", "ismcts"):
-        raise ValueError(f"a learned best response trains against heuristic, random or an exported model, not {spec}")
+    if spec.partition(":")[0] in BOT_SPECS:
+        return BOT_PREFIX + spec
     return MODEL_PREFIX + spec
+
+
+def run_engine(kind: str, chosen: Mapping[str, Any]) -> str:
+    """The engine of the run against pool ``kind``: the reference engine for a bot (its tables are what a
+    bot reads), else the settings' engine (the batched one by default)."""
+    return "reference" if uses_bots([kind]) else str(chosen.get("engine", "batched"))
 
 
 def _interval(samples: Any) -> dict[str, float]:
@@ -131,6 +142,7 @@ def learned_best_response(
                     "runs_dir": str(root / "runs"),
                     "run_name": name,
                     "total_decisions": decisions,
+                    "engine": run_engine(kinds[opponent], chosen),
                     "pool": [kinds[opponent]],
                     "pool_weights": [1.0],
                     "selfplay_fraction": 0.0,
@@ -160,6 +172,7 @@ def learned_best_response(
                     "learner_decisions": final.get("learner_decisions"),
                     "updates": final.get("update"),
                     "seconds": round(seconds, 1),
+                    "engine": run_engine(kinds[opponent], chosen),
                 },
                 "gain_samples": gain,
             }

@@ -34,7 +34,7 @@ from hearts_env.nets import load_policy
 from .checkpoint import load_checkpoint
 from .export import check_model_name
 from .network import cardset_config, mlp_config
-from .opponents import pool_problem, scripted_adversaries
+from .opponents import BOT_PREFIX, pool_problem, scripted_adversaries, uses_bots
 
 SettingsT = TypeVar("SettingsT")
 
@@ -136,7 +136,8 @@ class Args:
     """share of tables where every seat learns"""
     pool: list[str] = field(default_factory=lambda: ["snapshot", "heuristic", "random"])
     """opponent kinds drawn for the other tables: snapshot, heuristic, random, model:<model directory or shipped
-    name> (a frozen exported model, greedy), or a scripted adversary's label (moon, moon-stubborn, ...)"""
+    name> (a frozen exported model, greedy), a scripted adversary's label (moon, moon-stubborn, ...), or
+    bot:<bot spec> (any bot of make_bot, e.g. bot:guard:base=ppo-robust or bot:pimc; needs engine reference)"""
     pool_weights: list[float] = field(default_factory=lambda: [0.5, 0.4, 0.1])
     """draw weights of the pool kinds"""
     relative_reward: Bool = False
@@ -404,6 +405,9 @@ def check_args(args: Args, resume: Path | None = None) -> None:
     problem = pool_problem(args.pool, loaded)  # a model is checked against every rule set of the run
     if problem is not None:
         raise ConfigError(f"--pool: {problem}")
+    if uses_bots(args.pool) and args.engine != "reference":
+        bots = ", ".join(k for k in args.pool if k.startswith(BOT_PREFIX))
+        raise ConfigError(f"--pool: {bots} plays on the reference engine's tables; add --engine reference")
     unknown = sorted(set(args.eval_adversaries) - set(scripted_adversaries()))
     if unknown:
         raise ConfigError(

@@ -11,6 +11,12 @@ observations and masks.
 - the scripted adversaries (pool kinds ``moon``, ``moon-stubborn``, ...): the batched policies of
   ``hearts_env.batched.scripted.BATCHED_ADVERSARIES``, by the same labels as the bots' ``ADVERSARIES``.
 - the rule-based bot is ``hearts_env.batched.HeuristicPolicy`` (the engine's ``heuristic_actions``).
+- ``BotOpponent`` (pool kind ``bot:<spec>``): any bot ``make_bot`` builds (``bot:pimc``,
+  ``bot:guard:base=ppo-robust``, ...), asked seat by seat with the seat's own observation dict. It
+  needs the reference engine (``engine = "reference"``), whose tables are reference-engine games; the
+  search bots and the moon guard have no batched twin. Before each decision the bot is reset with a
+  seed drawn from the table's deal seed, the seat and the actions played so far, so its choices do
+  not depend on how rows are split or on where a run was resumed.
 
 ``pool_opponent(kind, rules, device, num_players)`` builds the opponent of a model or scripted kind;
 ``pool_kinds`` and ``pool_problem`` are what ``check_args`` validates a pool with.
@@ -29,6 +35,7 @@ import torch
 
 from hearts_env.batched.protocols import BatchEngine, BatchPolicy
 from hearts_env.batched.scripted import BATCHED_ADVERSARIES
+from hearts_env.bots import make_bot
 from hearts_env.core.rules import Rules
 from hearts_env.nets import load_policy
 
@@ -38,6 +45,8 @@ from .network import build_network, greedy_actions, sample_actions
 BUILTIN_KINDS = ("snapshot", "heuristic", "random")
 #: The prefix of a frozen exported model in the pool: ``model:models/ppo-standard``, ``model:ppo-standard``.
 MODEL_PREFIX = "model:"
+#: The prefix of any bot of ``make_bot`` in the pool (reference engine only): ``bot:guard:base=ppo-robust``.
+BOT_PREFIX = "bot:"
 
 
 def scripted_adversaries() -> dict[str, Callable[[], BatchPolicy]]:
@@ -47,16 +56,33 @@ def scripted_adversaries() -> dict[str, Callable[[], BatchPolicy]]:
 
 def pool_kinds() -> list[str]:
     """Every valid pool kind, as an error message lists them."""
-    return [*BUILTIN_KINDS, f"{MODEL_PREFIX}<model directory or shipped name>", *sorted(scripted_adversaries())]
+    return [
+        *BUILTIN_KINDS,
+        f"{MODEL_PREFIX}<model directory or shipped name>",
+        f"{BOT_PREFIX}<bot spec> (engine reference)",
+        *sorted(scripted_adversaries()),
+    ]
 
 
 def pool_problem(pool: Sequence[str], rules_list: Sequence[Rules]) -> str | None:
     """Why ``pool`` cannot be the opponent pool of a run on ``rules_list`` (``None``: it can): the
     unknown kinds with the valid ones listed, or a ``model:`` kind whose model cannot play these rules."""
     scripted = scripted_adversaries()
-    unknown = [k for k in pool if k not in BUILTIN_KINDS and k not in scripted and not k.startswith(MODEL_PREFIX)]
+    prefixes = (MODEL_PREFIX, BOT_PREFIX)
+    unknown = [k for k in pool if k not in BUILTIN_KINDS and k not in scripted and not k.startswith(prefixes)]
     if unknown:
         return f"unknown opponent kind(s) {', '.join(unknown)}; use {', '.join(pool_kinds())}"
+    for kind in pool:
+        if not kind.startswith(BOT_PREFIX):
+            continue
+        spec = kind[len(BOT_PREFIX) :]
+        if not spec:
+            return f"{kind!r} names no bot; use bot:<spec>, e.g. bot:pimc or bot:guard:base=ppo-robust"
+        for rules in rules_list:
+            try:
+                make_bot(spec, rules)
+            except (ValueError, OSError) as err:  # ModelError and bad bot options are ValueErrors
+                return f"{kind}: {getattr(err, 'reason', err)}"
     for kind in pool:
         if not kind.startswith(MODEL_PREFIX):
             continue
@@ -75,7 +101,55 @@ def pool_opponent(kind: str, rules_list: Sequence[Rules], device: torch.device, 
     """The opponent of a ``model:<path>`` or scripted pool kind (the built-in kinds live in the rollout)."""
     if kind.startswith(MODEL_PREFIX):
         return NetworkOpponent.exported(kind[len(MODEL_PREFIX) :], rules_list, device, num_players)
+    if kind.startswith(BOT_PREFIX):
+        return BotOpponent(kind[len(BOT_PREFIX) :], rules_list)
     return scripted_adversaries()[kind]()
+
+
+def uses_bots(pool: Sequence[str]) -> bool:
+    """Whether ``pool`` holds a ``bot:`` kind (which needs the reference engine)."""
+    return any(kind.startswith(BOT_PREFIX) for kind in pool)
+
+
+def decision_seed(deal_seed: int, seat: int, played: int) -> int:
+    """The seed a bot opponent is reset with before a decision: a function of the table's deal, the seat
+    and how many actions were played before it, so the same decision always draws the same way."""
+    mixed = np.random.SeedSequence([deal_seed % 2**63, seat, played]).generate_state(2, np.uint32)
+    return int(mixed[0]) << 32 | int(mixed[1])
+
+
+class BotOpponent:
+    """Any bot of ``make_bot`` as an opponent on the reference engine (pool kind ``bot:<spec>``): each
+    row's seat to move is asked with its own observation dict, as a tournament asks it."""
+
+    def __init__(self, spec: str, rules_list: Sequence[Rules]) -> None:
+        if len(rules_list) != 1:
+            raise ValueError(f"{BOT_PREFIX}{spec}: a bot opponent plays one rule set (engine reference)")
+        self.bot = make_bot(spec, rules_list[0])
+        self.name = f"{BOT_PREFIX}{spec}"
+        self._reset = getattr(self.bot, "reset", None)
+
+    def act(
+        self,
+        engine: Any,
+        rows: torch.Tensor,
+        obs: torch.Tensor,
+        mask: torch.Tensor,
+        generator: torch.Generator | None = None,
+    ) -> torch.Tensor:
+        """The bot's action for the seat to move in each of ``rows`` (``obs`` and ``mask`` are not read:
+        the bot reads the seat's observation dict from the engine's table)."""
+        tables = getattr(engine, "tables", None)
+        if tables is None:
+            raise ValueError(f"{self.name}: a bot opponent needs engine = reference (the reference engine's tables)")
+        actions = []
+        for row in rows.tolist():
+            table = tables[row]
+            seat = table.current_player
+            if self._reset is not None:
+                self._reset(decision_seed(engine.seeds[row], seat, len(table.deal.actions)))
+            actions.append(int(self.bot.act(table.observation(seat))))
+        return torch.as_tensor(actions, dtype=torch.int64, device=mask.device)
 
 
 class RandomOpponent:

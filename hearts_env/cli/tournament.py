@@ -61,7 +61,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         type=int,
         metavar="DECISIONS",
         help="also train PPO best responses for DECISIONS decisions against MODEL and against the heuristic bot "
-        "(needs the train extra)",
+        "(needs the train extra; a MODEL that is a search bot or guard:... trains on the reference engine)",
     )
     suite.add_argument(
         "--adversaries",
