@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from test_ppo import _crash_then_resume  # noqa: E402
-from test_robustness import _Recording, _tiny_args  # noqa: E402
+from test_robustness import _tiny_args, record_pool  # noqa: E402
 
 from hearts_env import Rules  # noqa: E402
 from hearts_env.bots import make_bot  # noqa: E402
@@ -122,16 +122,9 @@ def test_training_against_a_bot_plays_every_opponent_decision_through_it_and_res
         "checkpoint_every": 1,
         "total_decisions": 16 * 64 * 3,
     }
-    made: dict[str, _Recording] = {}
     real = ppo.pool_opponent
-
-    def recording(kind, *a, **kw):
-        made[kind] = _Recording(real(kind, *a, **kw))
-        return made[kind]
-
-    monkeypatch.setattr(ppo, "pool_opponent", recording)
-    args = _tiny_args(tmp_path / "a", **settings)
-    final = ppo.train(args)
+    made = record_pool(monkeypatch)
+    final = ppo.train(_tiny_args(tmp_path / "a", **settings))
     assert made[spec].decisions == final["decisions"] - final["learner_decisions"] > 0
     monkeypatch.setattr(ppo, "pool_opponent", real)
 

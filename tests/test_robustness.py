@@ -114,6 +114,19 @@ class _Recording:
         return sum(len(a) for _, _, a in self.calls)
 
 
+def record_pool(monkeypatch) -> dict[str, _Recording]:
+    """Make every pool opponent ``ppo.train`` builds a ``_Recording``; the dict fills with them by kind."""
+    made: dict[str, _Recording] = {}
+    real = ppo.pool_opponent
+
+    def recording(kind, *a, **kw):
+        made[kind] = _Recording(real(kind, *a, **kw))
+        return made[kind]
+
+    monkeypatch.setattr(ppo, "pool_opponent", recording)
+    return made
+
+
 @pytest.mark.slow
 def test_a_pool_of_a_shipped_model_and_a_moon_seeker_plays_exactly_those(tmp_path, monkeypatch):
     """``pool = ["model:ppo-standard", "moon"]``, no self-play: every opponent decision of the run is
@@ -123,14 +136,7 @@ def test_a_pool_of_a_shipped_model_and_a_moon_seeker_plays_exactly_those(tmp_pat
     from hearts_env.bots.scripted import ADVERSARIES
     from hearts_env.nets import load_policy
 
-    made: dict[str, _Recording] = {}
-    real = ppo.pool_opponent
-
-    def recording(kind, *a, **kw):
-        made[kind] = _Recording(real(kind, *a, **kw))
-        return made[kind]
-
-    monkeypatch.setattr(ppo, "pool_opponent", recording)
+    made = record_pool(monkeypatch)
     final = ppo.train(
         _tiny_args(tmp_path, pool=["model:ppo-standard", "moon"], pool_weights=[1.0, 1.0], selfplay_fraction=0.0)
     )
