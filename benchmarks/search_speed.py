@@ -1,6 +1,8 @@
-"""Decisions per second of the PIMC bot at several world budgets, against the heuristic bot.
+"""Decisions per second of the search bots at several budgets (PIMC's worlds, ISMCTS's iterations),
+against the heuristic bot.
 
-    python benchmarks/search_speed.py [--rules standard] [--worlds 8 16 32 64 96] [--positions 40] [--rollout heuristic]
+    python benchmarks/search_speed.py [--rules standard] [--worlds 8 16 32 64 96] [--iterations 100 300 1000]
+                                      [--positions 40] [--rollout heuristic]
 
 Positions: every play decision with more than one legal action of a few seeded deals played by the
 heuristic bot (the observations the AEC env gives the seat to move), the first ``--positions`` of
@@ -12,7 +14,8 @@ Besides the budgets of ``--rollout`` (default: the bot's default rollout, the he
 engine's bitmasks), two lines at the default budget show what the rollout costs: ``rollout=lean``
 (the cheaper rule-based player) and the heuristic bot on each world seat's encoded observation (the
 same decisions as ``rollout=heuristic``, the way they were made before the bitmask version; on the
-first 10 positions only, it is slow).
+first 10 positions only, it is slow). Then ISMCTS (``ismcts:iterations=K``, the same rollout) at each
+of ``--iterations``.
 
 The last line is ``ours=<decisions/s> peer=<decisions/s> ratio=<ours/peer>``: ``ours`` is PIMC at the
 default budget (``PIMCBot``'s default ``worlds`` and ``rollout``), ``peer`` is the heuristic bot's
@@ -27,7 +30,7 @@ import inspect
 import time
 
 from hearts_env.bots import HeuristicBot
-from hearts_env.bots.search import BotPolicy, PIMCBot
+from hearts_env.bots.search import BotPolicy, ISMCTSBot, PIMCBot
 from hearts_env.core import Rules
 from hearts_env.core.deal import PLAYING, seeded_deal
 from hearts_env.obs import SeatedTable
@@ -74,6 +77,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="standard")
     parser.add_argument("--worlds", type=int, nargs="+", default=[8, 16, 32, 64, 96])
+    parser.add_argument("--iterations", type=int, nargs="+", default=[100, 300, 1000])
     parser.add_argument("--positions", type=int, default=40)
     parser.add_argument("--rollout", default=default_rollout)
     args = parser.parse_args()
@@ -96,6 +100,10 @@ def main() -> None:
     slow = PIMCBot(rules, 0, weigh=False)
     slow.policy = BotPolicy(HeuristicBot(rules))  # the heuristic bot through each world seat's observation
     report(f"pimc worlds={default_worlds}, heuristic on observations (first 10)", slow, observations[:10])
+    default_iterations = inspect.signature(ISMCTSBot).parameters["iterations"].default
+    for iterations in sorted(set(args.iterations) | {default_iterations}):
+        label = f"ismcts iterations={iterations}{' (default)' if iterations == default_iterations else ''}"
+        report(label, ISMCTSBot(rules, 0, iterations=iterations, rollout=args.rollout), observations)
     print(f"ours={ours:.1f} peer={peer_cpu:.1f} ratio={ours / peer_cpu:.4f}")
 
 
