@@ -28,17 +28,18 @@ def test_each_decision_gets_its_own_seats_final_reward_and_running_deals_none():
     assert returns[:3, 0].tolist() == [-1.0, -3.0, -1.0]
 
 
-def _accuracy(network, rules, deals: int = 64) -> float:
-    """Share of real choices (two or more legal actions) of heuristic self-play where the network's greedy
-    choice is the heuristic's."""
-    from hearts_env.batched import BatchedHearts, heuristic_actions
+def _accuracy(network, rules, deals: int = 64, teacher: str = "heuristic") -> float:
+    """Share of real choices (two or more legal actions) of the teacher's self-play where the network's
+    greedy choice is the teacher's."""
+    from hearts_env.batched import BatchedHearts
     from hearts_env.training.network import greedy_actions
 
     engine = BatchedHearts(rules, batch_size=deals, seed=99)
+    labeller = imitate.teacher_policy(teacher)
     agree = total = 0
     with torch.no_grad():
         for _ in range(64):
-            labels = heuristic_actions(engine, None)
+            labels = labeller(engine)
             mask = engine.legal_mask()
             logits, _ = network(engine.observe())
             choice = mask.sum(1) > 1  # forced moves say nothing
@@ -63,6 +64,26 @@ def test_imitation_learns_the_heuristics_choices_and_never_plays_an_illegal_card
     assert len(reports) == figures["rollouts"] >= 2
     assert before < 0.3 and after > before + 0.25
     assert figures["value_loss"] < 0.1
+
+
+@pytest.mark.slow
+def test_a_scripted_teacher_is_imitated_instead_of_the_heuristic():
+    """``teacher="moon-late"``: the network learns the moon seeker's choices (it agrees with them far
+    more often than with the heuristic bot's on the seeker's own play, where the two differ)."""
+    torch.manual_seed(0)
+    rules = Rules.preset("standard")
+    network = build_network(mlp_config(hidden=[64, 64]))
+    settings = imitate.ImitationSettings(samples=200_000, num_envs=256, num_steps=96, seed=3, teacher="moon-late")
+    imitate.imitate(network, rules, settings)
+    seeker, heuristic = _accuracy(network, rules, teacher="moon-late"), _accuracy(network, rules)
+    assert seeker > 0.6 and seeker > heuristic + 0.1
+
+
+def test_an_unknown_teacher_is_refused_naming_the_valid_ones(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown imitation teacher 'moon-never'; use heuristic, .*moon-late"):
+        imitate.teacher_policy("moon-never")
+    with pytest.raises(ppo.ConfigError, match="--imitation-teacher nobody: unknown teacher; use heuristic, "):
+        ppo.check_args(_args(tmp_path, imitation_teacher="nobody", imitation_samples=1000))
 
 
 @pytest.mark.slow

@@ -96,11 +96,13 @@ class Args:
     """start from the weights of an exported model (models/<name>); its network wins"""
     # imitation warm start (training.imitate), before the first PPO update of a fresh run
     imitation_samples: int = 0
-    """heuristic-labelled decisions to imitate before PPO (0: none; skipped with init_from)"""
+    """teacher-labelled decisions to imitate before PPO (0: none; skipped with init_from)"""
     imitation_dagger: float = 0.25
     """share of imitation decisions played by the network itself (DAgger mix)"""
     imitation_learning_rate: float = 1e-3
     """Adam learning rate of the imitation"""
+    imitation_teacher: str = "heuristic"
+    """whose choices the warm start imitates: heuristic, or a scripted adversary (moon-late, ...: a moon seeker)"""
     # rollouts
     total_decisions: int = 2_000_000
     """environment decisions to train for"""
@@ -408,6 +410,11 @@ def check_args(args: Args, resume: Path | None = None) -> None:
     if uses_bots(args.pool) and args.engine != "reference":
         bots = ", ".join(k for k in args.pool if k.startswith(BOT_PREFIX))
         raise ConfigError(f"--pool: {bots} plays on the reference engine's tables; add --engine reference")
+    if args.imitation_teacher != "heuristic" and args.imitation_teacher not in scripted_adversaries():
+        raise ConfigError(
+            f"--imitation-teacher {args.imitation_teacher}: unknown teacher; "
+            f"use heuristic, {', '.join(sorted(scripted_adversaries()))}"
+        )
     unknown = sorted(set(args.eval_adversaries) - set(scripted_adversaries()))
     if unknown:
         raise ConfigError(

@@ -7,7 +7,12 @@ batched heuristic bot's choice, and the network minimises the masked cross-entro
 plus the squared error of its value against the seat's final reward (the same reward PPO uses:
 minus the deal points over the deal's penalty total), so PPO starts with a value function too.
 
-The played action is the heuristic's, except with probability ``dagger`` it is the network's own
+``teacher`` names whose choices are imitated: the heuristic bot (the default), or one of the scripted
+adversaries' batched policies (``moon-late``, ...). A learned best response that starts as a moon
+seeker (``imitation_teacher = "moon-late"``) looks for what PPO can add to the moon attack, where one
+that starts as the heuristic bot rarely tries to shoot at all.
+
+The played action is the teacher's, except with probability ``dagger`` it is the network's own
 sample (a DAgger-style mix): the network then also sees, with the right labels, the states its own
 mistakes lead to, not only those on the heuristic's path.
 
@@ -35,6 +40,7 @@ from hearts_env.core.rules import Rules
 from .engines import make_engine, reward_scales
 from .export import export_model
 from .network import PolicyValueNetwork, build_network, greedy_actions, masked_log_probs, mlp_config, sample_actions
+from .opponents import scripted_adversaries
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,18 @@ class ImitationSettings:
     vf_coef: float = 0.5
     dagger: float = 0.25  # probability that a decision is played by the network (labelled all the same)
     seed: int = 1
+    teacher: str = "heuristic"  # whose choices are the labels: heuristic, or a scripted adversary's label
+
+
+def teacher_policy(name: str) -> Callable[[Any], torch.Tensor]:
+    """Labels for every row of an engine: the batched heuristic bot's, or a scripted adversary's
+    (``ValueError`` names an unknown teacher and the valid ones)."""
+    if name == "heuristic":
+        return lambda engine: heuristic_actions(engine, None)
+    scripted = scripted_adversaries()
+    if name not in scripted:
+        raise ValueError(f"unknown imitation teacher {name!r}; use heuristic, {', '.join(sorted(scripted))}")
+    return scripted[name]()
 
 
 def deal_returns(rewards: torch.Tensor, done: torch.Tensor, current: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -78,10 +96,11 @@ def imitate(
     device: torch.device | str = "cpu",
     report: Callable[[dict[str, float]], None] | None = None,
 ) -> dict[str, float]:
-    """Train ``network`` in place on heuristic-labelled decisions; returns the last rollout's figures
-    (``accuracy``: share of decisions where the greedy choice equals the heuristic's). Several rule
+    """Train ``network`` in place on the teacher's labelled decisions; returns the last rollout's figures
+    (``accuracy``: share of decisions where the greedy choice equals the teacher's). Several rule
     sets share the tables evenly (``MixedBatchedHearts``)."""
     device = torch.device(device)
+    teacher = teacher_policy(settings.teacher)
     engine = make_engine("batched", rules, settings.num_envs, device, settings.seed)
     generator = torch.Generator(device=device).manual_seed(settings.seed + 1)
     optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate, eps=1e-5)
@@ -106,7 +125,7 @@ def imitate(
                 obs = network.select_inputs(engine.observe(out=full_obs), out=obs_buf[t])
                 mask = engine.legal_mask()
                 mask_buf[t] = mask
-                labels = heuristic_actions(engine, None)
+                labels = teacher(engine)
                 label_buf[t] = labels
                 current_buf[t] = engine.current_player
                 played = labels

@@ -373,6 +373,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             dagger=args.imitation_dagger,
             learning_rate=args.imitation_learning_rate,
             seed=args.seed + 3,
+            teacher=args.imitation_teacher,
         )
         report = imitation.print_report if args.progress else None
         figures = imitation.imitate(network, all_rules, settings, device, report=report)
