@@ -112,3 +112,4 @@ def test_a_run_with_a_warm_start_records_it_and_a_resume_does_not_repeat_it(tmp_
     model = export_checkpoint(run / "checkpoint.pt", "warm", models_dir=tmp_path / "models")
     card = json.loads((model / "model.json").read_text(encoding="utf-8"))
     assert card["training"]["imitation_samples"] >= 64 * 96
+    assert card["training"]["imitation_teacher"] == "heuristic"

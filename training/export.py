@@ -128,7 +128,7 @@ def _readme(card: Mapping[str, Any]) -> str:
     for key in ("decisions", "updates", "wall_time_s", "device", "seed", "config"):
         if key in training:
             lines.append(f"| training {key.replace('_', ' ')} | {training[key]} |")
-    for key in ("imitation_samples", "imitation_accuracy", "imitation_wall_time_s"):
+    for key in ("imitation_samples", "imitation_teacher", "imitation_accuracy", "imitation_wall_time_s"):
         if key in training:
             lines.append(f"| {key.replace('_', ' ')} | {training[key]} |")
     lines += ["", "## Evaluation", ""]
@@ -290,6 +290,7 @@ def run_training_info(
             info["imitation_samples"] = int(entry["imitation/samples"])
             info["imitation_accuracy"] = round(float(entry["imitation/accuracy"]), 4)
             info["imitation_wall_time_s"] = round(float(entry["imitation/wall_s"]), 1)
+            info["imitation_teacher"] = str(dict(args).get("imitation_teacher", "heuristic"))
     return info
 
 

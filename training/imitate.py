@@ -186,6 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=ImitationSettings.samples, help="labelled decisions")
     parser.add_argument("--dagger", type=float, default=ImitationSettings.dagger, help="share played by the network")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--teacher", default="heuristic", help="heuristic, or a scripted adversary (moon-late, ...)")
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: default)")
     parser.add_argument("--export-name", default="", help="export the result to models/<name>")
     ns = parser.parse_args(argv)
@@ -194,7 +195,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     torch.manual_seed(ns.seed)
     rules = Rules.load(ns.rules)
     network = build_network(mlp_config(hidden=ns.hidden), rules.num_players)
-    settings = ImitationSettings(samples=ns.samples, dagger=ns.dagger, seed=ns.seed)
+    try:
+        teacher_policy(ns.teacher)
+    except ValueError as err:
+        parser.error(f"--teacher: {err}")
+    settings = ImitationSettings(samples=ns.samples, dagger=ns.dagger, seed=ns.seed, teacher=ns.teacher)
     started = time.perf_counter()
     figures: dict[str, Any] = imitate(network, rules, settings, report=print_report)
     if ns.export_name:
@@ -205,6 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rules=rules,
             training_info={
                 "imitation_samples": figures["samples"],
+                "imitation_teacher": ns.teacher,
                 "imitation_accuracy": round(figures["accuracy"], 4),
                 "wall_time_s": round(time.perf_counter() - started, 1),
             },
