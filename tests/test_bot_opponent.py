@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from test_robustness import _tiny_args, record_pool  # noqa: E402
 
 from hearts_env import Rules  # noqa: E402
 from hearts_env.bots import make_bot  # noqa: E402
-from hearts_env.training import best_response, ppo  # noqa: E402
+from hearts_env.training import best_response, imitate, ppo  # noqa: E402
 from hearts_env.training import config as training_config  # noqa: E402
 from hearts_env.training.opponents import BotOpponent, decision_seed, pool_opponent  # noqa: E402
 from hearts_env.training.reference_vec import ReferenceVecHearts  # noqa: E402
@@ -138,18 +139,29 @@ def test_training_against_a_bot_plays_every_opponent_decision_through_it_and_res
 
 @pytest.mark.slow
 def test_a_tiny_learned_best_response_to_the_moon_guard_trains_on_the_reference_engine(tmp_path, capsys, monkeypatch):
-    """``hearts tournament guard:... --robustness --learned 2048``: the run against the guard plays it as
-    itself on the reference engine, the baseline's on the batched engine, from the same start."""
+    """``hearts tournament guard:... --robustness --learned 2048 --learned-start moon-late``: the run
+    against the guard plays it as itself on the reference engine, the baseline's on the batched engine,
+    both from the same moon-seeking warm start."""
     from hearts_env.cli import tournament
 
-    tiny = {"num_envs": 16, "num_steps": 64, "hidden": [32], "imitation_samples": 0, "eval_deals": 4}
+    tiny = {"num_envs": 16, "num_steps": 64, "hidden": [32], "imitation_samples": 1, "eval_deals": 4}
     for key, value in tiny.items():
         monkeypatch.setitem(best_response.BEST_RESPONSE_SETTINGS, key, value)
+    teachers: list[str] = []
+    real_imitate = imitate.imitate
+
+    def imitate_recording(network, rules, settings, *a, **kw):
+        teachers.append(settings.teacher)
+        return real_imitate(network, rules, replace(settings, num_envs=16, num_steps=32), *a, **kw)
+
+    monkeypatch.setattr(imitate, "imitate", imitate_recording)
     target = "guard:base=ppo-robust,worlds=4"
     out = tmp_path / "learned.json"
     argv = [target, "--robustness", "--adversaries", "duck", "--deals", "2", "--no-progress"]
-    assert tournament.main([*argv, "--learned", "2048", "--output", str(out)]) == 0
+    learned_argv = ["--learned", "2048", "--learned-start", "moon-late", "--output", str(out)]
+    assert tournament.main([*argv, *learned_argv]) == 0
     learned = json.loads(out.read_text(encoding="utf-8"))["learned"]
+    assert teachers == ["moon-late", "moon-late"] and "imitating the moon-late bot" in learned["start"]
     assert learned["target"].startswith("guard") and learned["baseline"] == "heuristic"
     assert learned["against_target"]["training"]["engine"] == "reference"
     assert learned["against_baseline"]["training"]["engine"] == "batched"

@@ -286,6 +286,12 @@ def test_the_command_prints_the_table_and_writes_the_same_figures_as_json(tmp_pa
             "--adversaries: unknown adversary robot; use moon",
         ),
         (["ppo-standard", "--robustness", "--write-card"], "--write-card: ppo-standard is not a model directory"),
+        (["ppo-standard", "--learned-start", "moon-late"], "--learned-start needs --robustness"),
+        (["ppo-standard", "--robustness", "--learned-start", "moon-late"], "--learned-start needs --learned"),
+        (
+            ["ppo-standard", "--robustness", "--learned", "9", "--learned-start", "nobody"],
+            "--learned-start nobody: unknown teacher; use heuristic, duck",
+        ),
         (["no-such-model", "--robustness", "--deals", "2", "--no-progress"], "unknown bot 'no-such-model'"),
     ],
 )

@@ -17,8 +17,10 @@ The start is the same for both: a fresh network warm-started by imitating the he
 (``imitation_samples`` heuristic-labelled decisions, ``training.imitate``; not counted in the
 budget), seeded alike, so both runs begin from identical weights and differ only in whom they learn
 to beat. A fresh network without it would spend a small budget learning the rules of thumb rather
-than the target's weaknesses. ``BEST_RESPONSE_SETTINGS`` are the PPO settings (those of
-``configs/train/standard.toml``, at a larger learning rate for short budgets); ``settings``
+than the target's weaknesses. ``teacher`` (``--learned-start``) names whom both imitate: a scripted
+adversary such as ``moon-late`` makes both learned exploiters start as moon seekers, which PPO from
+a heuristic start does not become within these budgets. ``BEST_RESPONSE_SETTINGS`` are the PPO
+settings (those of ``configs/train/standard.toml``, at a larger learning rate for short budgets); ``settings``
 overrides any of them.
 
 Runs go to a temporary directory (removed afterwards unless ``runs_dir`` is given); ``progress``
@@ -108,6 +110,7 @@ def learned_best_response(
     settings: Mapping[str, Any] | None = None,
     runs_dir: str | Path | None = None,
     progress: bool = True,
+    teacher: str = "heuristic",
 ) -> dict[str, Any]:
     """Best responses to ``target_spec`` and to ``baseline``, trained alike, evaluated over ``deals``
     duplicate deals each; the dict of figures (JSON-ready; see the module docstring)."""
@@ -116,7 +119,7 @@ def learned_best_response(
     target, base = str(target_spec), str(baseline)
     kinds = {target: pool_kind(target), base: pool_kind(base)}
     loaded = Rules.load(rules) if not isinstance(rules, Rules) else rules
-    chosen = {**BEST_RESPONSE_SETTINGS, **(settings or {})}
+    chosen = {**BEST_RESPONSE_SETTINGS, "imitation_teacher": teacher, **(settings or {})}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="hearts-best-response-") as scratch:
         root = Path(runs_dir) if runs_dir is not None else Path(scratch)
@@ -181,7 +184,7 @@ def learned_best_response(
         entry.pop("gain_samples", None)
     imitation = int(chosen.get("imitation_samples", 0) or 0)
     start = (
-        f"both warm-started by imitating the heuristic bot on {imitation:,} decisions"
+        f"both warm-started by imitating the {chosen['imitation_teacher']} bot on {imitation:,} decisions"
         if imitation
         else "both from a fresh network"
     )

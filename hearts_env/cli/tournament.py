@@ -64,6 +64,13 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "(needs the train extra; a MODEL that is a search bot or guard:... trains on the reference engine)",
     )
     suite.add_argument(
+        "--learned-start",
+        default="heuristic",
+        metavar="TEACHER",
+        help="whom both best responses imitate before PPO: heuristic (default), or a scripted adversary's label "
+        "(moon-late: learned exploiters that start as moon seekers)",
+    )
+    suite.add_argument(
         "--adversaries",
         nargs="+",
         metavar="LABEL",
@@ -124,6 +131,7 @@ def _robustness_problem(args: argparse.Namespace) -> str | None:
     if not args.robustness:
         given_flags = (
             ("--learned", args.learned is not None),
+            ("--learned-start", args.learned_start != "heuristic"),
             ("--write-card", args.write_card),
             ("--adversaries", args.adversaries is not None),
         )
@@ -137,6 +145,14 @@ def _robustness_problem(args: argparse.Namespace) -> str | None:
         return "--robustness plays deals, not --matches"
     if args.learned is not None and args.learned < 1:
         return f"--learned {args.learned}: the budget must be at least 1 decision"
+    if args.learned_start != "heuristic":
+        from ..bots.scripted import ADVERSARIES
+
+        if args.learned is None:
+            return "--learned-start needs --learned DECISIONS (the best responses it starts)"
+        if args.learned_start not in ADVERSARIES:
+            valid = ", ".join(sorted(ADVERSARIES))
+            return f"--learned-start {args.learned_start}: unknown teacher; use heuristic, {valid}"
     if args.adversaries is not None:
         from ..tournament.robustness import default_adversaries
 
@@ -186,7 +202,14 @@ def _robustness_main(args: argparse.Namespace, rules: Rules, name: str, label: s
         )
         if learn is not None:
             report.learned = learn(
-                model, rules, args.learned, args.seed, deals=deals, workers=args.workers, progress=progress
+                model,
+                rules,
+                args.learned,
+                args.seed,
+                deals=deals,
+                workers=args.workers,
+                progress=progress,
+                teacher=args.learned_start,
             )
     except (ValueError, NotImplementedError, HeartsError, OSError) as err:
         print(error_line(name, err), file=sys.stderr)
@@ -202,6 +225,8 @@ def _robustness_main(args: argparse.Namespace, rules: Rules, name: str, label: s
             command += f" --adversaries {' '.join(args.adversaries)}"
         if args.learned is not None:
             command += f" --learned {args.learned}"
+            if args.learned_start != "heuristic":
+                command += f" --learned-start {args.learned_start}"
         try:
             readme = write_robustness_card(model, report.table(), command)
         except (ValueError, OSError) as err:
