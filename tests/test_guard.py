@@ -138,6 +138,15 @@ def test_guard_specs_copies_and_errors() -> None:
             make_bot(bad, rules)
     with pytest.raises(ValueError, match="unknown bot"):
         make_bot("guard:base=nonsense-model", rules)
+    # a search base takes the options after it that are not the guard's own
+    searched = make_bot("guard:base=pimc:prior=ppo-robust:confident=0.95,worlds=3,points=2", rules, seed=1)
+    assert isinstance(searched, GuardedBot) and isinstance(searched.base, PIMCBot)
+    assert searched.base.confident == 0.95 and searched.base.prior is not None and searched.base.worlds == 48
+    assert searched.search.worlds == 3 and searched.points == 2
+    with pytest.raises(ValueError, match="unknown option 'depth' for pimc"):
+        make_bot("guard:base=pimc,depth=2", rules)
+    with pytest.raises(ValueError, match="unknown option 'depth' for guard"):
+        make_bot("guard:base=heuristic,depth=2", rules)
 
 
 def test_the_guard_is_deterministic_under_a_seed_and_plays_in_tournaments() -> None:

@@ -233,7 +233,7 @@ def test_specs() -> None:
 
 def test_pimc_in_a_tournament_and_the_gym_env() -> None:
     result = run_tournament(["pimc:worlds=2", "heuristic"], "standard", deals=1, seed=0, progress=False)
-    assert [b.label for b in result.bots] == ["pimc:worlds=2", "heuristic"] or result is not None
+    assert [b.label for b in result.bots] == ["pimc:worlds=2", "heuristic"]
     env = HeartsGymEnv("three_player", opponents="pimc:worlds=1")
     env.reset(seed=1)
     done = False
@@ -241,6 +241,84 @@ def test_pimc_in_a_tournament_and_the_gym_env() -> None:
         action = int(np.flatnonzero(env.action_masks())[0])
         _, _, terminated, truncated, _ = env.step(action)
         done = terminated or truncated
+
+
+# ---------------------------------------------------------------------------------------------
+# PIMC with a model prior (pimc:prior=<model>)
+# ---------------------------------------------------------------------------------------------
+
+
+def _prior_probabilities(bot: PIMCBot, obs: dict) -> np.ndarray:
+    probs = bot.prior_probabilities(obs)
+    legal = np.flatnonzero(obs["action_mask"])
+    assert probs.sum() == pytest.approx(1.0) and np.all(probs[np.flatnonzero(obs["action_mask"] == 0)] == 0)
+    assert np.all(probs[legal] > 0)
+    return probs
+
+
+def test_prior_plays_the_models_move_where_it_is_sure_and_searches_only_its_plausible_moves() -> None:
+    rules = RULE_SETS["standard"]
+    observations = _observations(rules, deals=2, seed=11)
+    model = make_bot("ppo-robust", rules)
+    bot = make_bot("pimc:prior=ppo-robust,worlds=3,confident=0.9,floor=0.1", rules, seed=5)
+    assert isinstance(bot, PIMCBot)
+    sure = unsure = 0
+    for obs in observations:
+        probs = _prior_probabilities(bot, obs)
+        favourite = model.act(obs)
+        assert probs[favourite] == probs.max()
+        before = bot.searched
+        action = bot.act(obs)
+        view = decode_observation(obs["observation"], rules)
+        if probs[favourite] >= 0.9 or view.phase == "passing":
+            assert action == favourite and bot.searched == before
+            sure += 1
+        elif bot.searched > before:
+            assert probs[action] >= 0.1 or action == favourite  # never a move the model all but rules out
+            unsure += 1
+    assert sure and unsure  # both paths were taken
+
+
+def test_prior_with_floor_zero_searches_every_legal_action_as_plain_pimc_does() -> None:
+    rules = RULE_SETS["standard"]
+    observations = _observations(rules, deals=1, seed=12)
+    observations = [o for o in observations if decode_observation(o["observation"], rules).phase == "playing"]
+    prior = make_bot("pimc:prior=ppo-robust,worlds=4,confident=1,floor=0", rules, seed=2)
+    plain = make_bot("pimc:worlds=4", rules, seed=2)
+    compared = 0
+    for obs in observations:
+        prior.reset(2)
+        plain.reset(2)
+        before = prior.searched
+        action = prior.act(obs)
+        if prior.searched > before:
+            assert action == plain.act(obs)
+            compared += 1
+    assert compared > 5
+
+
+def test_prior_is_deterministic_plays_in_tournaments_and_refuses_bad_options() -> None:
+    rules = RULE_SETS["standard"]
+    observations = _observations(rules, deals=1, seed=13)[::2]
+    a = make_bot("pimc:prior=ppo-robust,worlds=2", rules, seed=7)
+    b = make_bot("pimc:prior=ppo-robust:worlds=2", rules, seed=7)
+    assert [a.act(o) for o in observations] == [b.act(o) for o in observations]
+    assert a.confident == 0.99 and a.floor == 0.01
+    result = run_tournament(["pimc:prior=ppo-robust,worlds=2", "heuristic"], rules, deals=1, progress=False)
+    assert result.bots[0].label == "pimc:prior=ppo-robust,worlds=2" and result.bots[0].deals == 4
+    bad = {
+        "pimc:confident=0.5": "give prior=<model> too",
+        "pimc:prior=ppo-robust,confident=0": "confident is a probability",
+        "pimc:prior=ppo-robust,floor=1": "floor is a probability",
+        "pimc:prior=ppo-robust,floor=x": "floor is a number",
+        "ismcts:prior=ppo-robust": "ismcts takes iterations=",
+        "pimc:prior=no-such-model": "no-such-model",
+    }
+    for spec, reason in bad.items():
+        with pytest.raises(ValueError, match=reason):
+            make_bot(spec, rules)
+    with pytest.raises(ValueError, match="rules"):
+        make_bot("pimc:prior=ppo-standard", "microsoft")  # a model refuses rules it was not trained for
 
 
 # ---------------------------------------------------------------------------------------------

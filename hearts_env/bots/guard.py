@@ -17,8 +17,9 @@ the moon cancels the deal, it never fires and the bot is its base.
 
 Spec: ``guard:base=<bot spec>,worlds=32,points=1`` (options also separated by ``:``); ``base``
 defaults to ``ppo-robust``, ``points`` is the least the holder must have taken (``13``: only once it
-has the queen or as many hearts) and ``worlds`` the search's budget. ``bot.guarded`` counts the
-decisions the search made.
+has the queen or as many hearts) and ``worlds`` the search's budget. A search base takes the options
+after it that are not the guard's (``guard:base=pimc:prior=ppo-robust``; ``worlds`` and ``points``
+stay the guard's). ``bot.guarded`` counts the decisions the search made.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from ..core.rules import Rules
 from ..obs import SeatView, decode_observation
 from .base import Bot, legal_actions
 from .rollout import _RANK, _SUIT, HeuristicRollout
-from .search import PIMCBot
+from .search import SEARCH_SPECS, PIMCBot
 
 GUARD_SPEC = "guard"
 
@@ -148,12 +149,15 @@ def guard_bot(spec: str, rules: Rules, seed: int | None, make: Any) -> GuardedBo
     if kind != GUARD_SPEC:
         raise ValueError(f"not a guard spec: {spec!r}")
     options: dict[str, Any] = {"base": "ppo-robust"}
+    search_base = False  # after base=pimc, the options that are not the guard's are the search's
     for item in filter(None, (x.strip() for x in rest.replace(":", ",").split(","))):
         key, eq, value = item.partition("=")
         if not eq:
             raise ValueError(f"bad option {item!r} in {spec!r}: use key=value")
         key, value = key.strip(), value.strip()
-        if key in ("worlds", "points"):
+        if search_base and key not in ("worlds", "points", "base"):
+            options["base"] += ("," if ":" in options["base"] else ":") + f"{key}={value}"
+        elif key in ("worlds", "points"):
             try:
                 options[key] = int(value)
             except ValueError:
@@ -162,6 +166,7 @@ def guard_bot(spec: str, rules: Rules, seed: int | None, make: Any) -> GuardedBo
             if value.partition(":")[0] == GUARD_SPEC:
                 raise ValueError("a guard's base cannot be another guard")
             options[key] = value
+            search_base = value in SEARCH_SPECS
         else:
             raise ValueError(f"unknown option {key!r} for guard: use base, worlds, points")
     base_spec = options.pop("base")

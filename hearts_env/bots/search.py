@@ -18,6 +18,15 @@ up: the opponents' plays tell about their hands, as far as they play like the ro
 60% of uniform worlds disagree at heuristic tables). ``weigh=0`` keeps every world: about 13% less
 CPU, the same strength against three heuristic bots, a little weaker against three ``ppo-standard``
 models (within the noise; README).
+With ``prior=<model>`` (``pimc:prior=ppo-robust``: the search with a model as its prior, the
+strongest bot here) the model proposes and the search disposes. Where the model's masked softmax puts
+at least ``confident`` (default 0.99) on one action, or for a pass card, the model's move is played
+without search; elsewhere only the actions it gives at least ``floor`` (default 0.01), and its own
+favourite, are searched, and the best mean among them is played (``margin``: the model's move unless
+the best beats it by more than that many points). The model rules out the moves the search's noise
+would otherwise pick now and then, and the search corrects the model where it sees further.
+``bot.searched`` counts the decisions it searched.
+
 Decisions:
 
 - plays, the void-the-deal / lead-a-heart choice, the moon choice, the pass-through declaration and
@@ -490,15 +499,26 @@ class PIMCBot(_SearchBot):
         margin: float | None = None,
         weigh: bool = True,
         objective: str = "points",
+        prior: str | Path | None = None,
+        confident: float = 0.99,
+        floor: float = 0.01,
     ) -> None:
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective is one of {', '.join(OBJECTIVES)}, got {objective!r}")
+        if not 0.0 < confident <= 1.0:
+            raise ValueError(f"confident is a probability in (0, 1], got {confident}")
+        if not 0.0 <= floor < 1.0:
+            raise ValueError(f"floor is a probability in [0, 1), got {floor}")
         self.worlds = worlds
         self.margin = margin
         self.weigh = weigh
         self.objective = objective
+        self.prior = load_bot(prior, rules, seed) if prior is not None else None
+        self.confident = confident
+        self.floor = floor
+        self.searched = 0
         super().__init__(rules, seed, rollout, passing)
 
     def score(self, world: Deal) -> float:
@@ -510,10 +530,12 @@ class PIMCBot(_SearchBot):
             return scores[0]
         return scores[0] - (sum(scores) - scores[0]) / (len(scores) - 1)
 
-    def evaluate(self, view: Any, legal: list[int]) -> dict[int, float]:
-        """Each legal action's mean deal points for the seat over the sampled worlds. Cards that are the
-        same action for the outcome (``equivalent_cards``) are rolled out once, for the lowest of them."""
-        classes = equivalent_cards(view, legal, self.rules) if view.phase == "playing" else [[a] for a in legal]
+    def evaluate(self, view: Any, legal: list[int], candidates: list[int] | None = None) -> dict[int, float]:
+        """Each legal action's mean deal points for the seat over the sampled worlds (only ``candidates``,
+        a subset of ``legal``, where given). Cards that are the same action for the outcome
+        (``equivalent_cards``) are rolled out once, for the lowest of them."""
+        searched = legal if candidates is None else candidates
+        classes = equivalent_cards(view, searched, self.rules) if view.phase == "playing" else [[a] for a in searched]
         candidates = [group[0] for group in classes]
         totals = dict.fromkeys(candidates, 0.0)
         policy = self.policy
@@ -547,14 +569,48 @@ class PIMCBot(_SearchBot):
                 return kept
         return kept + spare[: self.worlds - len(kept)]
 
+    def act(self, observation: Mapping[str, np.ndarray]) -> int:
+        if self.prior is None:
+            return super().act(observation)
+        legal = legal_actions(observation)
+        if len(legal) < 2:
+            return super().act(observation)
+        probs = self.prior_probabilities(observation)
+        favourite = int(max(legal, key=lambda a: (probs[a], -a)))
+        view = decode_observation(observation["observation"], self.rules)
+        if probs[favourite] >= self.confident or (
+            view.phase == "passing" and legal[0] < NUM_CARDS and self.passing == "heuristic"
+        ):
+            return favourite  # the model is sure, or it is a pass card (the model passes)
+        candidates = [a for a in legal if probs[a] >= self.floor or a == favourite]
+        if len(candidates) == 1:
+            return favourite
+        self.searched += 1
+        if isinstance(self.policy, HeuristicRollout):
+            self.policy.match_episode = view.match_episode
+        means = self.evaluate(view, legal, candidates)
+        return self.choose(means, candidates, favourite)
+
+    def prior_probabilities(self, observation: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The prior model's masked softmax over the actions (float64; zero off the legal set)."""
+        assert self.prior is not None
+        logits = self.prior.policy.masked_logits(observation["observation"], observation["action_mask"])
+        z = logits.astype(np.float64) - float(logits.max())
+        p = np.exp(z) * np.asarray(observation["action_mask"], dtype=bool)
+        return p / p.sum()
+
+    def choose(self, means: Mapping[int, float], candidates: list[int], anchor: int | None) -> int:
+        """The candidate with the best mean (ties: the lower id); with ``margin``, ``anchor`` (the
+        heuristic's or the prior's move) unless the best beats it by more than ``margin`` points."""
+        best = int(min(candidates, key=lambda a: (means[a], a)))
+        if self.margin is not None and anchor is not None and means[anchor] - means[best] <= self.margin:
+            return anchor
+        return best
+
     def search(self, view: Any, legal: list[int], observation: Mapping[str, np.ndarray]) -> int:
         means = self.evaluate(view, legal)
-        best = int(min(legal, key=lambda a: (means[a], a)))
-        if self.margin is not None:  # keep the heuristic's move unless the search finds a clearly better one
-            anchor = self.heuristic.act(observation)
-            if means[anchor] - means[best] <= self.margin:
-                return anchor
-        return best
+        anchor = self.heuristic.act(observation) if self.margin is not None else None
+        return self.choose(means, legal, anchor)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -645,8 +701,8 @@ def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | IS
     (options may also be separated by ``:``, ``pimc:worlds=64:rollout=mixed``, for command lines that split
     bot lists at commas, as ``hearts play --opponents`` does);
     options ``worlds``/``iterations`` (ints), ``rollout`` (heuristic, lean, random, mixed or a model),
-    ``passing`` (heuristic, search), for PIMC ``margin`` (float), ``weigh`` (0 or 1) and ``objective``
-    (points, relative), and for ISMCTS
+    ``passing`` (heuristic, search), for PIMC ``margin`` (float), ``weigh`` (0 or 1), ``objective``
+    (points, relative) and ``prior`` (a model) with ``confident`` and ``floor`` (probabilities), and for ISMCTS
     ``exploration`` (float)."""
     kind, _, rest = spec.partition(":")
     if kind not in SEARCH_SPECS:
@@ -660,9 +716,12 @@ def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | IS
         value = value.strip()
         if key in ("worlds", "iterations"):
             options[key] = int(value)
-        elif key in ("exploration", "margin"):
-            options[key] = float(value)
-        elif key in ("rollout", "passing", "objective"):
+        elif key in ("exploration", "margin", "confident", "floor"):
+            try:
+                options[key] = float(value)
+            except ValueError:
+                raise ValueError(f"{key} is a number, got {value!r} in {spec!r}") from None
+        elif key in ("rollout", "passing", "objective", "prior"):
             options[key] = value
         elif key == "weigh":
             if value not in ("0", "1"):
@@ -670,16 +729,20 @@ def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | IS
             options[key] = value == "1"
         else:
             raise ValueError(
-                f"unknown option {key!r} for {kind}: use worlds/iterations, rollout, passing, weigh, objective"
+                f"unknown option {key!r} for {kind}: use worlds/iterations, rollout, passing, weigh, objective, "
+                "prior, confident, floor"
             )
     if "rollout" in options and options["rollout"] not in ROLLOUTS and not Path(options["rollout"]).exists():
         load_bot(options["rollout"], rules, seed)  # fails now, with its reason, on a bad model name
     if kind == "pimc":
         if "iterations" in options or "exploration" in options:  # margin, weigh, objective are PIMC's only
             raise ValueError("pimc takes worlds=, not iterations= or exploration=")
+        if ("confident" in options or "floor" in options) and "prior" not in options:
+            raise ValueError("confident= and floor= shape the prior: give prior=<model> too")
         return PIMCBot(rules, seed, **options)
-    if "worlds" in options or "margin" in options or "weigh" in options or "objective" in options:
-        raise ValueError("ismcts takes iterations=, not worlds=, margin=, weigh= or objective=")
+    pimc_only = ("worlds", "margin", "weigh", "objective", "prior", "confident", "floor")
+    if any(key in options for key in pimc_only):
+        raise ValueError(f"ismcts takes iterations=, not {'=, '.join(pimc_only)}=")
     return ISMCTSBot(rules, seed, **options)
 
 
