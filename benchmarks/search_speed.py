@@ -2,7 +2,7 @@
 against the heuristic bot.
 
     python benchmarks/search_speed.py [--rules standard] [--worlds 8 16 32 64 96] [--iterations 100 300 1000]
-                                      [--positions 40] [--rollout heuristic]
+                                      [--positions 40] [--rollout heuristic] [--prior ppo-robust]
 
 Positions: every play decision with more than one legal action of a few seeded deals played by the
 heuristic bot (the observations the AEC env gives the seat to move), the first ``--positions`` of
@@ -14,7 +14,9 @@ Besides the budgets of ``--rollout`` (default: the bot's default rollout, the he
 engine's bitmasks), two lines at the default budget show what the rollout costs: ``rollout=lean``
 (the cheaper rule-based player) and the heuristic bot on each world seat's encoded observation (the
 same decisions as ``rollout=heuristic``, the way they were made before the bitmask version; on the
-first 10 positions only, it is slow). Then ISMCTS (``ismcts:iterations=K``, the same rollout) at each
+first 10 positions only, it is slow). Then PIMC with a model prior (``pimc:prior=<--prior>``, the
+default budget: the model's move where it is sure, the search elsewhere), with the share of the
+positions it searched. Then ISMCTS (``ismcts:iterations=K``, the same rollout) at each
 of ``--iterations``.
 
 The last line is ``ours=<decisions/s> peer=<decisions/s> ratio=<ours/peer>``: ``ours`` is PIMC at the
@@ -80,6 +82,7 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, nargs="+", default=[100, 300, 1000])
     parser.add_argument("--positions", type=int, default=40)
     parser.add_argument("--rollout", default=default_rollout)
+    parser.add_argument("--prior", default="ppo-robust", help="a model for the prior's line ('' to skip it)")
     args = parser.parse_args()
     rules = Rules.load(args.rules)
     observations = positions(rules, args.positions)
@@ -100,6 +103,10 @@ def main() -> None:
     slow = PIMCBot(rules, 0, weigh=False)
     slow.policy = BotPolicy(HeuristicBot(rules))  # the heuristic bot through each world seat's observation
     report(f"pimc worlds={default_worlds}, heuristic on observations (first 10)", slow, observations[:10])
+    if args.prior:
+        prior = PIMCBot(rules, 0, rollout=args.rollout, prior=args.prior)
+        report(f"pimc prior={args.prior}, worlds={default_worlds}", prior, observations)
+        print(f"  (searched {prior.searched} of {len(observations)} positions; the model decided the rest)")
     default_iterations = inspect.signature(ISMCTSBot).parameters["iterations"].default
     for iterations in sorted(set(args.iterations) | {default_iterations}):
         label = f"ismcts iterations={iterations}{' (default)' if iterations == default_iterations else ''}"
