@@ -44,10 +44,18 @@ RECORD_NAME = re.compile(r"^[A-Za-z0-9._-]{1,200}\.json$")
 
 
 def bot_choices() -> list[str]:
-    """``random``, ``heuristic``, the ``pimc`` search, every shipped model, and the shipped models with
-    the moon guard (``guard:base=<model>``, ``hearts_env.bots.guard``)."""
+    """``random``, ``heuristic``, the ``pimc`` search, every shipped model, the shipped models with
+    the moon guard (``guard:base=<model>``, ``hearts_env.bots.guard``) and as the search's prior
+    (``pimc:prior=<model>``)."""
     models = shipped_models()
-    return ["heuristic", "random", "pimc", *models, *(f"guard:base={m}" for m in models)]
+    return [
+        "heuristic",
+        "random",
+        "pimc",
+        *models,
+        *(f"guard:base={m}" for m in models),
+        *(f"pimc:prior={m}" for m in models),
+    ]
 
 
 def _error(message: str, status: int = 400) -> JSONResponse:
