@@ -71,8 +71,12 @@ def test_the_smoke_config_trains_exactly_as_before_the_new_pool_kinds():
         for key, value in w.items():
             if isinstance(value, int):
                 assert g[key] == value, (w["update"], key)
-            else:  # float rounding may differ between CPUs; a changed random stream would not be this close
-                assert g[key] == pytest.approx(value, rel=1e-6, abs=1e-9), (w["update"], key)
+            else:
+                # Float rounding differs between CPUs (vector widths change the order of float32 sums).
+                # These metrics are means of terms of order one, so rounding moves them by about 1e-7
+                # absolute, a large relative error where a mean is near zero (the policy loss, the
+                # explained variance early on); a changed random stream moves them by 1e-4 or more.
+                assert g[key] == pytest.approx(value, rel=1e-5, abs=1e-6), (w["update"], key)
 
 
 def test_unknown_pool_kinds_are_named_with_the_valid_kinds_listed(tmp_path):
