@@ -44,6 +44,10 @@ def test_a_ladder_of_one_bot_is_refused() -> None:
 def test_fields_can_differ_from_the_rows() -> None:
     result = ladder(["random"], deals=2, seed=1, progress=False, fields=["heuristic"])
     assert [(c.row, c.field) for c in result.cells] == [("random", "heuristic")]
+    assert result.order() == ["random"]  # the field alone has no row, and no mean margin of nothing
+    table = result.table()
+    assert "| heuristic |" not in table and "nan" not in table
+    assert "| random | " in table and "vs 3 heuristic" in table
 
 
 def test_the_command_prints_the_ladder_and_writes_its_json(tmp_path, capsys) -> None:

@@ -68,8 +68,10 @@ class Ladder:
         return float(np.mean(margins)) if margins else math.nan
 
     def order(self) -> list[str]:
-        """The bots, best first (by mean margin over the fields each played)."""
-        return sorted(self.bots, key=lambda b: -self.mean_margin(b))
+        """The bots that played a row, best first (by mean margin over the fields each played); a bot
+        that is only a field has no row."""
+        played = [b for b in self.bots if any(c.row == b for c in self.cells)]
+        return sorted(played, key=lambda b: -self.mean_margin(b))
 
     def to_dict(self) -> dict[str, Any]:
         return {
