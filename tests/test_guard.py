@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from hearts_env.bots import MoonSeeker, make_bot
-from hearts_env.bots.guard import GuardedBot, SeekerRollout, guard_bot
+from hearts_env.bots.guard import GuardedBot, GuardSearch, SeekerRollout, guard_bot
 from hearts_env.bots.rollout import view_voids
 from hearts_env.bots.scripted import parse_moon_spec
 from hearts_env.bots.search import PIMCBot
@@ -125,6 +125,7 @@ def test_guard_specs_copies_and_errors() -> None:
     assert isinstance(bot, GuardedBot) and bot.points == 13 and bot.search.worlds == 3
     assert bot.name == "guard:heuristic" and bot.search.objective == "relative"
     assert isinstance(make_bot("guard", rules).base, type(make_bot("ppo-robust", rules)))
+    assert bot.search.penalty == 0 and make_bot("guard:base=heuristic,penalty=12.5", rules).search.penalty == 12.5
     clone = copy.deepcopy(bot)
     assert isinstance(pickle.loads(pickle.dumps(bot)), GuardedBot) and clone.points == 13
     for bad, reason in [
@@ -132,6 +133,9 @@ def test_guard_specs_copies_and_errors() -> None:
         ("guard:depth=2", "unknown option"),
         ("guard:base=guard", "another guard"),
         ("guard:points=0", "at least 1"),
+        ("guard:penalty=lots", "number of points"),
+        ("guard:penalty=-1", "at least 0"),
+        ("guard:penalty=inf", "at least 0"),
         ("guard:base", "key=value"),
     ]:
         with pytest.raises(ValueError, match=reason):
@@ -139,14 +143,61 @@ def test_guard_specs_copies_and_errors() -> None:
     with pytest.raises(ValueError, match="unknown bot"):
         make_bot("guard:base=nonsense-model", rules)
     # a search base takes the options after it that are not the guard's own
-    searched = make_bot("guard:base=pimc:prior=ppo-robust:confident=0.95,worlds=3,points=2", rules, seed=1)
+    searched = make_bot("guard:base=pimc:prior=ppo-robust:confident=0.95,worlds=3,points=2,penalty=4", rules, seed=1)
     assert isinstance(searched, GuardedBot) and isinstance(searched.base, PIMCBot)
     assert searched.base.confident == 0.95 and searched.base.prior is not None and searched.base.worlds == 48
-    assert searched.search.worlds == 3 and searched.points == 2
+    assert searched.search.worlds == 3 and searched.points == 2 and searched.search.penalty == 4
     with pytest.raises(ValueError, match="unknown option 'depth' for pimc"):
         make_bot("guard:base=pimc,depth=2", rules)
     with pytest.raises(ValueError, match="unknown option 'depth' for guard"):
         make_bot("guard:base=heuristic,depth=2", rules)
+
+
+def test_the_penalty_scores_only_the_holders_moon() -> None:
+    rules = Rules.load("standard")
+    search = GuardSearch(rules, 0, worlds=2, penalty=10)
+    search.holder = 1
+    moon = SimpleNamespace(scores=[0, -26, 0, 0], result=SimpleNamespace(shooter=1))
+    other = SimpleNamespace(scores=[0, 0, -26, 0], result=SimpleNamespace(shooter=2))
+    plain = SimpleNamespace(scores=[3, 13, 10, 0], result=SimpleNamespace(shooter=None))
+    assert search.score(moon) == pytest.approx(26 / 3 + 10)  # type: ignore[arg-type]
+    assert search.score(other) == pytest.approx(26 / 3)  # type: ignore[arg-type]  # not the holder: no penalty
+    assert search.score(plain) == pytest.approx(3 - 23 / 3)  # type: ignore[arg-type]
+
+
+def test_the_penalty_adds_its_points_times_the_holders_moon_rate() -> None:
+    """Same seed, same worlds and rollouts: each action's value moves by ``penalty`` times the share of its
+    worlds in which the holder shoots, so it is linear in the penalty, and somewhere it moves."""
+    rules = Rules.load("standard")
+    seeker = make_bot("moon:giveup=never", rules)
+    guards = {p: make_bot(f"guard:base=heuristic,worlds=6,penalty={p}", rules, seed=3) for p in (0, 5, 10)}
+    moved = checked = 0
+    for d in range(6):
+        deal = seeded_deal(rules, 70 + d)
+        table = SeatedTable(rules)
+        table.start(deal)
+        while deal.phase != DONE:
+            seat = deal.current_player
+            obs = table.observation(seat)
+            if seat == 0:
+                table.apply(seeker.act(obs))
+                continue
+            view = decode_observation(obs["observation"], rules)
+            legal = [int(a) for a in obs["action_mask"].nonzero()[0]]
+            values = {}
+            for p, guard in guards.items():
+                assert isinstance(guard, GuardedBot)
+                guard.search.reset(seat * 1000 + deal.trick_number)
+                values[p] = guard.search_values(view, legal)
+            if values[0] is not None:
+                checked += 1
+                for a in legal:
+                    step = values[5][a] - values[0][a]
+                    assert values[10][a] - values[0][a] == pytest.approx(2 * step, abs=1e-9)
+                    assert -1e-9 <= step <= 5 + 1e-9
+                    moved += step > 1e-9
+            table.apply(guards[0].act(obs))
+    assert checked > 5 and moved > 0, (checked, moved)
 
 
 def test_the_guard_is_deterministic_under_a_seed_and_plays_in_tournaments() -> None:
