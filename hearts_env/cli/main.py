@@ -151,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="random, heuristic, pimc, guard:base=<bot>, a moon seeker or a model directory, one per opponent "
         "starting on your left; the last fills the "
         "remaining seats (default: the shipped model models/ppo-standard where it fits the rules, else heuristic; "
-        "guard:base=ppo-robust is the table that is hardest to shoot the moon against)",
+        "guard:base=ppo-mixed,penalty=25 is the table that is hardest to shoot the moon against)",
     )
     play.add_argument("--seed", type=int, help="fixes the deals and the bots (default: random, printed at the start)")
     play.add_argument("--deal", action="store_true", help="play a single deal instead of a whole match")
