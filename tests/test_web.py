@@ -378,6 +378,7 @@ def test_bounded_and_expiring(tmp_path):
 def test_options_and_uploaded_replay(app, client, tmp_path):
     options = client.get("/api/options").json()
     assert {"heuristic", "random", "pimc", "guard:base=ppo-robust", "pimc:prior=ppo-robust"} <= set(options["bots"])
+    assert "guard:base=ppo-mixed,penalty=25" in options["bots"]
     assert {p["name"] for p in options["presets"]} >= {"standard", "omnibus", "five_player"}
     final = Player(app, client).play(new_game(client, single_deal=True))
     record = client.get(f"/api/games/{final['id']}/record").json()
@@ -420,8 +421,9 @@ def test_a_finished_deal_state_shows_only_public_cards(app, client):
 
 
 def test_a_deal_against_the_search_and_guarded_bots(app, client):
-    """The web table seats the search bot, a guarded model and the search with a model prior, and a deal
-    against them plays to its end."""
-    state = new_game(client, single_deal=True, bots=["guard:base=ppo-standard", "pimc", "pimc:prior=ppo-standard"])
+    """The web table seats the search bot, a moon-averse guarded model and the search with a model prior,
+    and a deal against them plays to its end."""
+    bots = ["guard:base=ppo-standard,penalty=25", "pimc", "pimc:prior=ppo-standard"]
+    state = new_game(client, single_deal=True, bots=bots)
     final = Player(app, client, seed=3).play(state)
     assert final["finished"]

@@ -16,9 +16,10 @@ would, random stream included.
   over the deals consistent with the seat's decoded view, nothing else), determinized Monte-Carlo
   (``pimc:worlds=48,rollout=heuristic,weigh=1``, the default) or single-observer information-set MCTS
   (``ismcts:iterations=300``); see ``hearts_env.bots.search``.
-- ``"guard"`` (``guard:base=ppo-robust,worlds=32,points=1``): any bot with a moon guard: where one
-  opponent holds every point taken so far, a relative-objective PIMC that plays that opponent out as
-  a moon seeker decides instead of the base (``hearts_env.bots.guard``).
+- ``"guard"`` (``guard:base=ppo-robust,worlds=32,points=1,penalty=0``): any bot with a moon guard: where
+  one opponent holds every point taken so far, a relative-objective PIMC that plays that opponent out
+  as a moon seeker decides instead of the base (``hearts_env.bots.guard``); ``penalty=25`` makes it
+  moon-averse.
 - ``"moon"`` (``moon:pass=heuristic``, ``moon:giveup=late|never``, ``moon:when=strong``), ``"duck"``,
   ``"queendump"``, ``"highest"``: the scripted adversaries of the exploitability suite
   (``hearts_env.bots.scripted``; ``ADVERSARIES`` maps the suite's labels to their specs).
@@ -33,7 +34,7 @@ May import: ``hearts_env.core``, ``hearts_env.obs`` (bots read decoded observati
 """
 
 from .base import Bot, legal_actions
-from .guard import GuardedBot
+from .guard import MOON_AVERSE_PENALTY, GuardedBot
 from .heuristic import HeuristicBot
 from .make import BOT_SPECS, lineup_of, make_bot, spec_label
 from .model import ModelBot, load_bot
@@ -43,6 +44,7 @@ from .scripted import ADVERSARIES, DuckBot, HighestBot, MoonSeeker, QueenDumper,
 __all__ = [
     "ADVERSARIES",
     "BOT_SPECS",
+    "MOON_AVERSE_PENALTY",
     "Bot",
     "DuckBot",
     "GuardedBot",

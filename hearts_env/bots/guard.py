@@ -51,6 +51,8 @@ from .search import SEARCH_SPECS, PIMCBot
 GUARD_SPEC = "guard"
 #: Points added to the guard's search value of a world where the holder shoots (``penalty=``).
 DEFAULT_PENALTY = 0.0
+#: The measured moon-averse setting (README, "A moon-averse guard"), offered by ``hearts serve``.
+MOON_AVERSE_PENALTY = 25
 
 
 class SeekerRollout(HeuristicRollout):
@@ -215,4 +217,12 @@ def guard_bot(spec: str, rules: Rules, seed: int | None, make: Any) -> GuardedBo
     return GuardedBot(base, rules, seed, label=label, **options)
 
 
-__all__ = ["GUARD_SPEC", "GuardedBot", "SeekerRollout", "guard_bot"]
+__all__ = [
+    "DEFAULT_PENALTY",
+    "GUARD_SPEC",
+    "MOON_AVERSE_PENALTY",
+    "GuardSearch",
+    "GuardedBot",
+    "SeekerRollout",
+    "guard_bot",
+]
