@@ -6,8 +6,10 @@ from __future__ import annotations
 import copy
 import pickle
 import random
+from collections.abc import Iterator
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from hearts_env.bots import MoonSeeker, make_bot
@@ -16,11 +18,22 @@ from hearts_env.bots.rollout import view_voids
 from hearts_env.bots.scripted import parse_moon_spec
 from hearts_env.bots.search import PIMCBot
 from hearts_env.core import Rules
-from hearts_env.core.deal import DONE, PLAYING, seeded_deal
+from hearts_env.core.deal import DONE, PLAYING, Deal, seeded_deal
 from hearts_env.obs import SeatedTable, decode_observation, seat_view
 from hearts_env.tournament import run_tournament
 
 PRESETS = ["standard", "omnibus", "three_player_kitty", "six_to_eight", "spot_hearts", "microsoft"]
+
+
+def _turns(rules: Rules, seed: int) -> Iterator[tuple[Deal, int, dict[str, np.ndarray], SeatedTable]]:
+    """The seeded deal at each of its decisions: (deal, seat to move, its observation, the table); the
+    caller applies the action."""
+    deal = seeded_deal(rules, seed)
+    table = SeatedTable(rules)
+    table.start(deal)
+    while deal.phase != DONE:
+        seat = deal.current_player
+        yield deal, seat, table.observation(seat), table
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -36,12 +49,7 @@ def test_the_rollouts_seeker_plays_as_the_suites_late_seeker(preset: str) -> Non
         bot = MoonSeeker(rules, options=parse_moon_spec("moon:giveup=late"))
         fast = SeekerRollout(rules, seeker)
         others = [make_bot("heuristic", rules) for _ in range(n)]
-        deal = seeded_deal(rules, 500 + d)
-        table = SeatedTable(rules)
-        table.start(deal)
-        while deal.phase != DONE:
-            seat = deal.current_player
-            obs = table.observation(seat)
+        for deal, seat, obs, table in _turns(rules, 500 + d):
             if seat == seeker:
                 want = bot.act(obs)
                 if deal.phase == PLAYING and len(deal.legal_actions()) > 1:
@@ -77,12 +85,7 @@ def _guard_decisions(rules: Rules, spec: str, deals: int) -> tuple[GuardedBot, i
     seeker = make_bot("moon:giveup=never", rules)
     decisions = 0
     for d in range(deals):
-        deal = seeded_deal(rules, 40 + d)
-        table = SeatedTable(rules)
-        table.start(deal)
-        while deal.phase != DONE:
-            seat = deal.current_player
-            obs = table.observation(seat)
+        for deal, seat, obs, table in _turns(rules, 40 + d):
             if seat == 0:
                 action = seeker.act(obs)
             else:
@@ -108,11 +111,7 @@ def test_without_a_moon_the_guard_is_its_base() -> None:
     rules = Rules.load("standard", moon_enabled=False)
     guard = guard_bot("guard:base=heuristic:worlds=2", rules, 0, make_bot)
     base = make_bot("heuristic", rules)
-    deal = seeded_deal(rules, 3)
-    table = SeatedTable(rules)
-    table.start(deal)
-    while deal.phase != DONE:
-        obs = table.observation(deal.current_player)
+    for _, _, obs, table in _turns(rules, 3):
         action = guard.act(obs)
         assert action == base.act(obs)
         table.apply(action)
@@ -173,12 +172,7 @@ def test_the_penalty_adds_its_points_times_the_holders_moon_rate() -> None:
     guards = {p: make_bot(f"guard:base=heuristic,worlds=6,penalty={p}", rules, seed=3) for p in (0, 5, 10)}
     moved = checked = 0
     for d in range(6):
-        deal = seeded_deal(rules, 70 + d)
-        table = SeatedTable(rules)
-        table.start(deal)
-        while deal.phase != DONE:
-            seat = deal.current_player
-            obs = table.observation(seat)
+        for deal, seat, obs, table in _turns(rules, 70 + d):
             if seat == 0:
                 table.apply(seeker.act(obs))
                 continue
