@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from hearts_env.bots import MoonSeeker, make_bot
+from hearts_env.bots import MoonSeeker, legal_actions, make_bot
 from hearts_env.bots.guard import GuardedBot, GuardSearch, SeekerRollout, guard_bot
 from hearts_env.bots.rollout import view_voids
 from hearts_env.bots.scripted import parse_moon_spec
@@ -177,7 +177,7 @@ def test_the_penalty_adds_its_points_times_the_holders_moon_rate() -> None:
                 table.apply(seeker.act(obs))
                 continue
             view = decode_observation(obs["observation"], rules)
-            legal = [int(a) for a in obs["action_mask"].nonzero()[0]]
+            legal = legal_actions(obs)
             values = {}
             for p, guard in guards.items():
                 assert isinstance(guard, GuardedBot)

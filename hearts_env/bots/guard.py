@@ -100,6 +100,11 @@ class GuardSearch(PIMCBot):
         self.penalty = penalty
         self.holder = -1
 
+    def aim(self, holder: int, match_episode: bool) -> None:
+        """Search against ``holder`` (a relative seat) as the seeker: its rollout and its penalty."""
+        self.policy = SeekerRollout(self.rules, holder, match_episode)
+        self.holder = holder
+
     def score(self, world: Deal) -> float:
         value = super().score(world)
         result = world.result
@@ -161,10 +166,8 @@ class GuardedBot:
         holder = self.holder(view) if self.active and view.phase == "playing" else None
         if holder is None:
             return None
-        search = self.search
-        search.policy = SeekerRollout(self.rules, holder, view.match_episode)
-        search.holder = holder
-        return search.evaluate(view, legal)
+        self.search.aim(holder, view.match_episode)
+        return self.search.evaluate(view, legal)
 
     def act(self, observation: Mapping[str, np.ndarray]) -> int:
         if not self.active:
