@@ -203,3 +203,33 @@ def test_min_gap_keeps_the_students_policy_where_the_teacher_is_not_clearly_bett
     with torch.no_grad():
         after = distill.greedy_actions(network(obs)[0], mask)
     assert float((after == before).float().mean()) > 0.97
+
+
+def test_prior_search_targets_rank_only_the_students_plausible_moves() -> None:
+    """The target of ``pimc:prior=<student>``: the student's own policy where it is confident, else the
+    teacher's best among the moves the student gives at least ``floor`` (and its favourite), never a move
+    the student rules out, however good the teacher's noisy value makes it look."""
+    mask = torch.zeros(3, NUM_ACTIONS, dtype=torch.bool)
+    mask[:, [3, 7, 9]] = True
+    logits = torch.full((3, NUM_ACTIONS), -1e9)
+    logits[0, [3, 7, 9]] = torch.log(torch.tensor([0.6, 0.395, 0.005]))  # unsure; 9 below the floor
+    logits[1, [3, 7, 9]] = torch.log(torch.tensor([0.995, 0.004, 0.001]))  # confident in 3
+    logits[2, [3, 7, 9]] = torch.log(torch.tensor([0.98, 0.01, 0.01]))  # unsure, the others at the floor
+    logp = distill.masked_log_probs(logits, mask)
+    q = torch.zeros(3, NUM_ACTIONS)
+    q[:, [3, 7, 9]] = torch.tensor([4.0, 3.0, 0.0])  # the teacher prefers 9, then 7
+    settings = distill.DistillSettings(floor=0.01, confident=0.99, temperature=1e-3)
+    target, searched = distill.prior_search_targets(logits, logp, q, mask, settings)
+    assert searched.tolist() == [True, False, True]
+    assert torch.allclose(target.sum(1), torch.ones(3))
+    assert int(target[0].argmax()) == 7 and float(target[0, 9]) == 0.0  # 9 is ruled out by the student
+    assert torch.allclose(target[1], logp[1].exp() * mask[1])  # confident: its own policy
+    assert int(target[2].argmax()) == 9  # 9 reaches the floor: the teacher's best is taken
+    assert float(target[~mask].abs().max()) == 0.0
+
+
+def test_distillation_with_the_prior_filter_reports_the_searched_share(labels: LabelSet) -> None:
+    network = distill.student_network("ppo-standard", Rules.load("standard"))
+    settings = distill.DistillSettings(epochs=1, minibatch_size=64, floor=0.01, confident=0.99, holdout=0.2)
+    figures = distill.distil(network, labels, settings)
+    assert 0.0 < figures["searched_share"] < 1.0 and "regret" in figures

@@ -407,6 +407,9 @@ class DistillSettings:
     kl_coef: float = 0.5  # weight of KL(student before || after) on the labelled states
     min_gap: float = 0.0  # points: where the student's own choice is within this of the teacher's best, its target
     # is its own policy (a search's values carry noise: 48 worlds put about a point on each mean)
+    floor: float = 0.0  # the prior search's filter (pimc:prior=<student>): the target ranks only the moves the
+    # student gives at least this probability, and its favourite
+    confident: float = 1.0  # ... and where the student puts at least this on one move, the target is its own policy
     vf_coef: float = 0.5
     holdout: float = 0.1  # share of the labels kept out of training, for the figures
     seed: int = 0
@@ -418,6 +421,22 @@ def soft_targets(q: torch.Tensor, mask: torch.Tensor, temperature: float) -> tor
     best = filled.min(dim=1, keepdim=True).values
     logits = torch.where(mask, -(filled - best) / max(temperature, 1e-6), torch.full_like(q, -1e9))
     return torch.softmax(logits, dim=1)
+
+
+def prior_search_targets(
+    logits: torch.Tensor, logp: torch.Tensor, q: torch.Tensor, mask: torch.Tensor, settings: DistillSettings
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The targets of the search with the student as its prior (``PIMCBot`` with ``prior=``): where the
+    student is ``confident`` its own policy; elsewhere the teacher's soft preference among the moves the
+    student gives at least ``floor``, and its favourite. The prior rules out the moves that the teacher's
+    noise would now and then prefer. Returns the targets and where the search would search."""
+    probs = logp.exp() * mask
+    favourite = greedy_actions(logits, mask)
+    candidates = mask & (probs >= settings.floor)
+    candidates[torch.arange(len(favourite)), favourite] = True
+    searched = (probs.max(dim=1).values < settings.confident) & (candidates.sum(dim=1) > 1)
+    ranked = soft_targets(q, candidates, settings.temperature)
+    return torch.where(searched.unsqueeze(1), ranked, probs), searched
 
 
 def regret(choice: torch.Tensor, q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -451,6 +470,9 @@ def distil(
         before_logits, _ = network(obs)
         before_logp = masked_log_probs(before_logits, mask)
         target = soft_targets(q, mask, settings.temperature)
+        if settings.floor > 0 or settings.confident < 1:  # the target is what pimc:prior=<student> would play
+            target, searched = prior_search_targets(before_logits, before_logp, q, mask, settings)
+            figures_searched = float(searched.float().mean())
         if settings.min_gap > 0:  # keep the student's own policy where the teacher is not clearly better
             close = regret(greedy_actions(before_logits, mask), q, mask) < settings.min_gap
             target = torch.where(close.unsqueeze(1), before_logp.exp() * mask, target)
@@ -467,6 +489,8 @@ def distil(
 
     figures: dict[str, float] = {f"before_{k}": v for k, v in held_out().items()}
     figures["taught_share"] = figures_gap  # the labels whose target is the teacher's
+    if settings.floor > 0 or settings.confident < 1:
+        figures["searched_share"] = figures_searched  # the labels where the prior search would search
     optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate, eps=1e-5)
     steps_total = settings.epochs * math.ceil(len(train_idx) / settings.minibatch_size)
     step = 0
