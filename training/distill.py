@@ -469,10 +469,12 @@ def distil(
         network.eval()
         before_logits, _ = network(obs)
         before_logp = masked_log_probs(before_logits, mask)
-        target = soft_targets(q, mask, settings.temperature)
+        searched_share: float | None = None
         if settings.floor > 0 or settings.confident < 1:  # the target is what pimc:prior=<student> would play
             target, searched = prior_search_targets(before_logits, before_logp, q, mask, settings)
-            figures_searched = float(searched.float().mean())
+            searched_share = float(searched.float().mean())
+        else:
+            target = soft_targets(q, mask, settings.temperature)
         if settings.min_gap > 0:  # keep the student's own policy where the teacher is not clearly better
             close = regret(greedy_actions(before_logits, mask), q, mask) < settings.min_gap
             target = torch.where(close.unsqueeze(1), before_logp.exp() * mask, target)
@@ -489,8 +491,8 @@ def distil(
 
     figures: dict[str, float] = {f"before_{k}": v for k, v in held_out().items()}
     figures["taught_share"] = figures_gap  # the labels whose target is the teacher's
-    if settings.floor > 0 or settings.confident < 1:
-        figures["searched_share"] = figures_searched  # the labels where the prior search would search
+    if searched_share is not None:
+        figures["searched_share"] = searched_share  # the labels where the prior search would search
     optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate, eps=1e-5)
     steps_total = settings.epochs * math.ceil(len(train_idx) / settings.minibatch_size)
     step = 0
