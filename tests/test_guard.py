@@ -135,6 +135,11 @@ def test_guard_specs_copies_and_errors() -> None:
         ("guard:penalty=lots", "number of points"),
         ("guard:penalty=-1", "at least 0"),
         ("guard:penalty=inf", "at least 0"),
+        ("guard:margin=wide", "number of points"),
+        ("guard:margin=-0.5", "at least 0"),
+        ("guard:margin=nan", "at least 0"),
+        ("guard:threat=1.5", "between 0 and 1"),
+        ("guard:threat=some", "share of worlds"),
         ("guard:base", "key=value"),
     ]:
         with pytest.raises(ValueError, match=reason):
@@ -146,10 +151,67 @@ def test_guard_specs_copies_and_errors() -> None:
     assert isinstance(searched, GuardedBot) and isinstance(searched.base, PIMCBot)
     assert searched.base.confident == 0.95 and searched.base.prior is not None and searched.base.worlds == 48
     assert searched.search.worlds == 3 and searched.points == 2 and searched.search.penalty == 4
+    searched = make_bot("guard:base=pimc:prior=ppo-robust,margin=1.5,worlds=3", rules, seed=1)
+    assert isinstance(searched, GuardedBot) and searched.margin == 1.5 and searched.search.worlds == 3
     with pytest.raises(ValueError, match="unknown option 'depth' for pimc"):
         make_bot("guard:base=pimc,depth=2", rules)
     with pytest.raises(ValueError, match="unknown option 'depth' for guard"):
         make_bot("guard:base=heuristic,depth=2", rules)
+
+
+def test_the_margin_keeps_the_bases_move_unless_the_search_sees_enough_at_stake() -> None:
+    """``margin=M``: where the guard fires, the base's move stands unless the search scores another at
+    least ``M`` points better. Same seed, same worlds: ``margin=0`` plays as the plain guard, a margin
+    no relative result can reach plays as the base, and in between every move is one of the two, the
+    search's only where its gap over the base's move is at least the margin."""
+    rules = Rules.load("standard")
+    seeker = make_bot("moon:giveup=never", rules)
+    base = make_bot("heuristic", rules)
+    specs = {
+        "plain": "guard:base=heuristic,worlds=4",
+        **{m: f"guard:base=heuristic,worlds=4,margin={m}" for m in (0, 2, 99)},
+    }
+    specs |= {
+        "threat0": "guard:base=heuristic,worlds=4,threat=0",
+        "both": "guard:base=heuristic,worlds=4,margin=2,threat=0.5",
+    }
+    guards = {k: make_bot(v, rules, seed=5) for k, v in specs.items()}
+    probe = make_bot("guard:base=heuristic,worlds=4", rules, seed=5)
+    assert all(isinstance(g, GuardedBot) for g in (*guards.values(), probe))
+    assert guards["plain"].margin is None and guards[2].margin == 2  # type: ignore[union-attr]
+    kept = overridden = threatened = 0
+    for d in range(5):
+        for _, seat, obs, table in _turns(rules, 90 + d):
+            if seat == 0:
+                table.apply(seeker.act(obs))
+                continue
+            moves = {}
+            for k, guard in guards.items():
+                guard.search.reset(seat * 7919 + d)  # type: ignore[union-attr]
+                moves[k] = guard.act(obs)
+            probe.search.reset(seat * 7919 + d)  # type: ignore[union-attr]
+            legal = legal_actions(obs)
+            means = probe.search_values(decode_observation(obs["observation"], rules), legal)  # type: ignore[union-attr]
+            own = base.act(obs)
+            assert moves[0] == moves["plain"] == moves["threat0"] and moves[99] == own
+            if means is not None and len(legal) > 1:
+                best = min(legal, key=lambda a: (means[a], a))
+                assert moves["plain"] == best
+                if means[own] - means[best] >= 2:
+                    assert moves[2] == best
+                    overridden += own != best
+                else:
+                    assert moves[2] == own
+                    kept += own != best
+                shoots = probe.search.moon_share(own)  # type: ignore[union-attr]
+                assert 0 <= shoots <= 1 and (shoots * 4).is_integer()
+                at_stake = means[own] - means[best] >= 2 or shoots >= 0.5
+                assert moves["both"] == (best if at_stake else own)
+                threatened += own != best and shoots >= 0.5 and means[own] - means[best] < 2
+            table.apply(moves[0])
+    assert kept > 0 and overridden > 0 and threatened > 0, (kept, overridden, threatened)  # every branch is exercised
+    assert guards[99].overridden == 0 < guards[99].guarded  # type: ignore[union-attr]
+    assert guards[0].overridden <= guards[0].guarded  # type: ignore[union-attr]
 
 
 def test_the_penalty_scores_only_the_holders_moon() -> None:

@@ -19,7 +19,7 @@ would, random stream included.
 - ``"guard"`` (``guard:base=ppo-robust,worlds=32,points=1,penalty=0``): any bot with a moon guard: where
   one opponent holds every point taken so far, a relative-objective PIMC that plays that opponent out
   as a moon seeker decides instead of the base (``hearts_env.bots.guard``); ``penalty=25`` makes it
-  moon-averse.
+  moon-averse, ``margin=1,threat=0.03`` keeps the base's move where the search sees nothing at stake.
 - ``"moon"`` (``moon:pass=heuristic``, ``moon:giveup=late|never``, ``moon:when=strong``), ``"duck"``,
   ``"queendump"``, ``"highest"``: the scripted adversaries of the exploitability suite
   (``hearts_env.bots.scripted``; ``ADVERSARIES`` maps the suite's labels to their specs).
@@ -34,7 +34,7 @@ May import: ``hearts_env.core``, ``hearts_env.obs`` (bots read decoded observati
 """
 
 from .base import Bot, legal_actions
-from .guard import MOON_AVERSE_PENALTY, GuardedBot
+from .guard import MOON_AVERSE_PENALTY, TRUSTING_OPTIONS, GuardedBot
 from .heuristic import HeuristicBot
 from .make import BOT_SPECS, lineup_of, make_bot, spec_label
 from .model import ModelBot, load_bot
@@ -45,6 +45,7 @@ __all__ = [
     "ADVERSARIES",
     "BOT_SPECS",
     "MOON_AVERSE_PENALTY",
+    "TRUSTING_OPTIONS",
     "Bot",
     "DuckBot",
     "GuardedBot",

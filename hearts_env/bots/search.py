@@ -519,6 +519,7 @@ class PIMCBot(_SearchBot):
         self.confident = confident
         self.floor = floor
         self.searched = 0
+        self.classes: list[list[int]] = []  # the last evaluate's classes of equivalent actions
         super().__init__(rules, seed, rollout, passing)
 
     def score(self, world: Deal) -> float:
@@ -539,16 +540,21 @@ class PIMCBot(_SearchBot):
         candidates = [group[0] for group in classes]
         totals = dict.fromkeys(candidates, 0.0)
         policy = self.policy
-        score = self.score
+        score = self.score_action
         shown = view_voids(view.void_in)
+        self.classes = classes
         for world in self.draw_worlds(view, legal):
             for a in candidates:
                 sim = fast_clone(world)
                 voids = shown[:]
                 apply_noting_voids(sim, a, voids)
                 rollout(sim, policy, voids)
-                totals[a] += score(sim)
+                totals[a] += score(a, sim)
         return {a: totals[group[0]] / self.worlds for group in classes for a in group}
+
+    def score_action(self, action: int, world: Deal) -> float:
+        """``score`` of the world that ``action`` was rolled out in (a subclass may tally by action)."""
+        return self.score(world)
 
     def draw_worlds(self, view: Any, legal: list[int]) -> list[Deal]:
         """``worlds`` sampled worlds. With ``weigh`` on (the default), the heuristic rollout and a trick in
