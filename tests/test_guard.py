@@ -159,11 +159,12 @@ def test_guard_specs_copies_and_errors() -> None:
         make_bot("guard:base=heuristic,depth=2", rules)
 
 
-def test_the_margin_keeps_the_bases_move_unless_the_search_sees_enough_at_stake() -> None:
-    """``margin=M``: where the guard fires, the base's move stands unless the search scores another at
-    least ``M`` points better. Same seed, same worlds: ``margin=0`` plays as the plain guard, a margin
-    no relative result can reach plays as the base, and in between every move is one of the two, the
-    search's only where its gap over the base's move is at least the margin."""
+def test_margin_and_threat_keep_the_bases_move_unless_the_search_sees_enough_at_stake() -> None:
+    """``margin=M``, ``threat=T``: where the guard fires, the base's move stands unless the search scores
+    another at least ``M`` points better or the base's move lets the holder shoot in a share ``T`` of the
+    worlds. Same seed, same worlds: ``margin=0`` and ``threat=0`` play as the plain guard, a margin no
+    relative result can reach plays as the base, and in between every move is one of the two, the
+    search's exactly where the rule says so."""
     rules = Rules.load("standard")
     seeker = make_bot("moon:giveup=never", rules)
     base = make_bot("heuristic", rules)
