@@ -140,6 +140,8 @@ def test_guard_specs_copies_and_errors() -> None:
         ("guard:margin=nan", "at least 0"),
         ("guard:threat=1.5", "between 0 and 1"),
         ("guard:threat=some", "share of worlds"),
+        ("guard:wins=-1", "at least 0"),
+        ("guard:wins=two", "whole number"),
         ("guard:base", "key=value"),
     ]:
         with pytest.raises(ValueError, match=reason):
@@ -153,10 +155,55 @@ def test_guard_specs_copies_and_errors() -> None:
     assert searched.search.worlds == 3 and searched.points == 2 and searched.search.penalty == 4
     searched = make_bot("guard:base=pimc:prior=ppo-robust,margin=1.5,worlds=3", rules, seed=1)
     assert isinstance(searched, GuardedBot) and searched.margin == 1.5 and searched.search.worlds == 3
+    searched = make_bot("guard:base=pimc:prior=ppo-robust,wins=2,worlds=3", rules, seed=1)
+    assert isinstance(searched, GuardedBot) and searched.wins == 2 and isinstance(searched.base, PIMCBot)
+    assert bot.wins == 0 and make_bot("guard:base=heuristic,wins=3", rules).wins == 3  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="unknown option 'depth' for pimc"):
         make_bot("guard:base=pimc,depth=2", rules)
     with pytest.raises(ValueError, match="unknown option 'depth' for guard"):
         make_bot("guard:base=heuristic,depth=2", rules)
+
+
+def _true_high_wins(deal: Deal, player: int) -> int:
+    """The tricks ``player`` (absolute) won with a queen or higher, from the whole deal's record."""
+    n = deal.num_players
+    return sum(
+        1
+        for t, winner in enumerate(deal.trick_winners)
+        if winner == player and any(p == player and c % 13 >= 10 for p, c in deal.play_order[t * n : (t + 1) * n])
+    )
+
+
+@pytest.mark.parametrize("preset", ["standard", "three_player_kitty", "omnibus"])
+def test_wins_waits_for_the_holder_to_win_tricks_high(preset: str) -> None:
+    """``wins=K``: the guard fires where the plain trigger does and the holder has won at least ``K``
+    tricks with a queen or higher (counted here from the deal's record, there from the seat's view);
+    where fewer, the base plays, move for move."""
+    rules = Rules.load(preset)
+    n = rules.num_players
+    seeker = make_bot("moon:giveup=never", rules)
+    plain = make_bot("guard:base=heuristic,worlds=2", rules, seed=3)
+    waiting = make_bot("guard:base=heuristic,worlds=2,wins=2", rules, seed=3)
+    base = make_bot("heuristic", rules)
+    assert isinstance(plain, GuardedBot) and isinstance(waiting, GuardedBot)
+    fired = held = 0
+    for d in range(6):
+        for deal, seat, obs, table in _turns(rules, 70 + d):
+            if seat == 0:
+                table.apply(seeker.act(obs))
+                continue
+            view = decode_observation(obs["observation"], rules)
+            holder = plain.holder(view)
+            want = None
+            if holder is not None and _true_high_wins(deal, (seat + holder) % n) >= 2:
+                want = holder
+            assert waiting.holder(view) == want
+            if holder is not None and want is None and len(legal_actions(obs)) > 1:
+                assert waiting.act(obs) == base.act(obs)
+                held += 1
+            fired += want is not None
+            table.apply(base.act(obs))
+    assert fired > 0 and held > 0, (fired, held)  # both sides of the wait are exercised
 
 
 def test_margin_and_threat_keep_the_bases_move_unless_the_search_sees_enough_at_stake() -> None:
