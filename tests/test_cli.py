@@ -409,6 +409,65 @@ def test_tournament_json_and_table() -> None:
     assert bad.returncode != 0 and "moon_mode" in bad.stderr
 
 
+def test_tournament_paired_compares_two_bots_on_the_same_deals(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--paired B``: the same deals with B in the first seat; the difference is the mean of the per-set
+    differences of two separate tournaments, and the JSON carries it."""
+    from hearts_env.tournament import mean_interval, paired_difference, run_tournament
+
+    assert (
+        main(
+            [
+                "tournament",
+                "random",
+                "heuristic",
+                "--deals",
+                "12",
+                "--paired",
+                "heuristic",
+                "--json",
+                "--no-progress",
+            ]
+        )
+        == 2
+    )  # the paired bot may not also fill the other seats
+    assert "one seat" in capsys.readouterr().err
+    code = main(
+        [
+            "tournament",
+            "random",
+            "heuristic",
+            "--deals",
+            "12",
+            "--seed",
+            "3",
+            "--paired",
+            "moon",
+            "--json",
+            "--no-progress",
+        ]
+    )
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    first = run_tournament(["random", "heuristic"], deals=12, seed=3, progress=False)
+    second = run_tournament(["moon", "heuristic"], deals=12, seed=3, progress=False)
+    want = np.asarray(first.set_samples["random"]) - np.asarray(second.set_samples["moon"])
+    mean, _, low, high = mean_interval(want)
+    got = data["paired"]["difference"]
+    assert got["label"] == "random" and got["versus"] == "moon"
+    assert got["mean"] == pytest.approx(mean, abs=1e-6) and got["ci_low"] == pytest.approx(low, abs=1e-6)
+    assert data["paired"]["bot"]["mean"] == pytest.approx(second.bots[0].mean, abs=1e-6)
+    assert paired_difference(first, second).ci_high == pytest.approx(high)
+    with pytest.raises(ValueError, match="same seed"):
+        paired_difference(first, run_tournament(["moon", "heuristic"], deals=12, seed=4, progress=False))
+    assert main(["tournament", "random", "--paired", "heuristic", "--ladder", "--no-progress"]) == 2
+    assert "--paired" in capsys.readouterr().err
+    assert (
+        main(["tournament", "random", "heuristic", "--deals", "3", "--paired", "models/ppo-tuned", "--no-progress"])
+        == 0
+    )
+    assert "Paired over the same 3 duplicate sets: ppo-tuned" in capsys.readouterr().out
+
+
 def test_rules_list_show_check(tmp_path: Path) -> None:
     listing = hearts("rules")
     assert listing.returncode == 0 and "standard" in listing.stdout and "omnibus" in listing.stdout

@@ -13,12 +13,15 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ..bots.make import lineup_of
 from ..core import HeartsError, RulesError
 from ..core.rules import Rules
 from ..tournament.evaluate import resolve_bot_specs
+from ..tournament.results import json_ready, paired_difference
 from ..tournament.runner import run_tournament
 from .options import OneLineParser, add_rules_options, describe_rules, error_line, rules_overrides
 
@@ -49,6 +52,13 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the table")
     parser.add_argument("--output", metavar="PATH", help="also write the JSON result to PATH")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--paired",
+        metavar="BOT",
+        help="also play the same deals with BOT in the first BOT's seat, and report the first BOT's points per deal "
+        "less BOT's, paired over the duplicate sets (the cost of a guard over its base: guard:base=ppo-tuned "
+        "heuristic --paired models/ppo-tuned)",
+    )
     suite = parser.add_argument_group("exploitability suite (one MODEL as the only BOT)")
     suite.add_argument(
         "--robustness",
@@ -277,6 +287,10 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     if args.fields and not args.ladder:
         print(f"{name}: --fields needs --ladder (hearts tournament A B C --ladder --fields ...)", file=sys.stderr)
         return 2
+    if args.paired and (args.ladder or args.robustness):
+        problem = "--paired compares two lineups of a plain tournament: not with --ladder or --robustness"
+        print(f"{name}: {problem}", file=sys.stderr)
+        return 2
     if args.ladder:
         if args.robustness or args.matches:
             print(f"{name}: --ladder plays deals, on its own: not with --robustness or --matches", file=sys.stderr)
@@ -286,17 +300,35 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         return _robustness_main(args, rules, name, describe_rules(args.rules, overrides), output)
     try:
         bots = resolve_bot_specs(args.bots, rules)  # module:function specs become the user's policy
-        result = run_tournament(
-            bots,
-            rules,
-            deals=args.deals if args.deals is not None else 1000,
-            seed=args.seed,
-            matches=args.matches,
-            progress=not args.no_progress,
-            workers=args.workers,
-            rules_label=describe_rules(args.rules, overrides),
-        )
+        lineups = [bots]
+        if args.paired:
+            first = resolve_bot_specs([args.paired], rules)
+            lineups.append(first + lineup_of(bots, rules.num_players)[1:])
+        results = [
+            run_tournament(
+                lineup,
+                rules,
+                deals=args.deals if args.deals is not None else 1000,
+                seed=args.seed,
+                matches=args.matches,
+                progress=not args.no_progress,
+                workers=args.workers,
+                rules_label=describe_rules(args.rules, overrides),
+            )
+            for lineup in lineups
+        ]
+        difference = paired_difference(*results) if args.paired else None
     except (ValueError, NotImplementedError, HeartsError, OSError) as err:
         print(error_line(name, err), file=sys.stderr)
         return 2
-    return _emit(result.to_dict(), result.table(), args.json, output, name)
+    data, table = results[0].to_dict(), results[0].table()
+    if difference is not None:
+        other = results[1]
+        data["paired"] = json_ready({"bot": asdict(other.bots[0]), "difference": asdict(difference)})
+        table += (
+            f"\n\nPaired over the same {other.sets:,} duplicate sets: {other.bots[0].label} "
+            f"{other.bots[0].mean:.3f} [{other.bots[0].ci_low:.3f}, {other.bots[0].ci_high:.3f}] points per deal; "
+            f"{difference.label} − {difference.versus}: {difference.mean:+.3f} "
+            f"[{difference.ci_low:+.3f}, {difference.ci_high:+.3f}]"
+        )
+    return _emit(data, table, args.json, output, name)

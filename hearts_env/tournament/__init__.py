@@ -11,7 +11,7 @@ May import: ``hearts_env.core``, ``hearts_env.obs``, ``hearts_env.bots`` and num
 """
 
 from .evaluate import PolicyBot, as_bot, evaluate, load_policy_spec, resolve_bot_specs
-from .results import BotStats, Difference, TournamentResult
+from .results import BotStats, Difference, TournamentResult, paired_difference
 from .robustness import AdversaryRow, AdversaryTable, Interval, RobustnessReport, robustness
 from .runner import run_tournament
 from .seeding import deal_for_seed, deal_seeds, game_seed
@@ -33,6 +33,7 @@ __all__ = [
     "game_seed",
     "load_policy_spec",
     "mean_interval",
+    "paired_difference",
     "resolve_bot_specs",
     "robustness",
     "run_tournament",
