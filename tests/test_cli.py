@@ -564,12 +564,28 @@ def test_train_without_torch_names_the_extra() -> None:
 def test_model_opponents_and_the_shipped_model_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from test_evaluate import export_tiny_model
 
-    from hearts_env.cli.play import default_opponent
+    from hearts_env.bots import WAITING_OPTIONS, GuardedBot
+    from hearts_env.cli.play import default_opponent, split_opponents
 
     model = export_tiny_model(tmp_path / "models" / "ppo-standard")
     monkeypatch.chdir(tmp_path)
-    assert Path(default_opponent(Rules.preset("standard"))) == model.resolve()
+    tuned = export_tiny_model(tmp_path / "models" / "ppo-tuned")
+    default = default_opponent(Rules.preset("standard"))
+    assert default == f"guard:base={tuned.resolve()},{WAITING_OPTIONS}"  # the guard that waits for the seeker
+    bot = make_bot(default, Rules.preset("standard"))
+    assert isinstance(bot, GuardedBot) and bot.wins == 2 and bot.margin == 1 and bot.threat == 0.03
     assert default_opponent(Rules.preset("omnibus")) == "heuristic"  # the model is for other rules
+    # --opponents: commas separate bots, but a key=value after a comma is the spec's own option
+    assert split_opponents(["guard:base=ppo-tuned,margin=1,threat=0.03,wins=2"]) == [
+        "guard:base=ppo-tuned,margin=1,threat=0.03,wins=2"
+    ]
+    assert split_opponents(["heuristic,random", "pimc:prior=ppo-tuned,confident=0.9,moon:giveup=late x"]) == [
+        "heuristic",
+        "random",
+        "pimc:prior=ppo-tuned,confident=0.9",
+        "moon:giveup=late",
+        "x",
+    ]
     guarded = f"guard:base={model}:worlds=4"  # a guard around a model path is labelled by the model's name
     child = spawn(["--seed", "2", "--deal", "--no-save", "--opponents", guarded, "random", "heuristic"], tmp_path)
     child.expect(PASS)
