@@ -19,7 +19,7 @@ from hearts_env.bots.scripted import parse_moon_spec
 from hearts_env.bots.search import PIMCBot
 from hearts_env.core import Rules
 from hearts_env.core.deal import DONE, PLAYING, Deal, seeded_deal
-from hearts_env.obs import SeatedTable, decode_observation, seat_view
+from hearts_env.obs import SeatedTable, SeatView, decode_observation, seat_view
 from hearts_env.tournament import run_tournament
 
 PRESETS = ["standard", "omnibus", "three_player_kitty", "six_to_eight", "spot_hearts", "microsoft"]
@@ -164,6 +164,20 @@ def test_guard_specs_copies_and_errors() -> None:
         make_bot("guard:base=heuristic,depth=2", rules)
 
 
+def _against_a_seeker(
+    rules: Rules, deals: int
+) -> Iterator[tuple[Deal, int, dict[str, np.ndarray], SeatedTable, SeatView]]:
+    """The decisions of seats 1.. in seeded deals 70.. where seat 0 is a persistent moon seeker (its moves are
+    applied here): (deal, seat, observation, table, the decoded view); the caller applies the action."""
+    seeker = make_bot("moon:giveup=never", rules)
+    for d in range(deals):
+        for deal, seat, obs, table in _turns(rules, 70 + d):
+            if seat == 0:
+                table.apply(seeker.act(obs))
+                continue
+            yield deal, seat, obs, table, decode_observation(obs["observation"], rules)
+
+
 def _true_high_wins(deal: Deal, player: int) -> int:
     """The tricks ``player`` (absolute) won with a queen or higher, from the whole deal's record."""
     n = deal.num_players
@@ -181,28 +195,22 @@ def test_wins_waits_for_the_holder_to_win_tricks_high(preset: str) -> None:
     where fewer, the base plays, move for move."""
     rules = Rules.load(preset)
     n = rules.num_players
-    seeker = make_bot("moon:giveup=never", rules)
     plain = make_bot("guard:base=heuristic,worlds=2", rules, seed=3)
     waiting = make_bot("guard:base=heuristic,worlds=2,wins=2", rules, seed=3)
     base = make_bot("heuristic", rules)
     assert isinstance(plain, GuardedBot) and isinstance(waiting, GuardedBot)
     fired = held = 0
-    for d in range(6):
-        for deal, seat, obs, table in _turns(rules, 70 + d):
-            if seat == 0:
-                table.apply(seeker.act(obs))
-                continue
-            view = decode_observation(obs["observation"], rules)
-            holder = plain.holder(view)
-            want = None
-            if holder is not None and _true_high_wins(deal, (seat + holder) % n) >= 2:
-                want = holder
-            assert waiting.holder(view) == want
-            if holder is not None and want is None and len(legal_actions(obs)) > 1:
-                assert waiting.act(obs) == base.act(obs)
-                held += 1
-            fired += want is not None
-            table.apply(base.act(obs))
+    for deal, seat, obs, table, view in _against_a_seeker(rules, 6):
+        holder = plain.holder(view)
+        want = None
+        if holder is not None and _true_high_wins(deal, (seat + holder) % n) >= 2:
+            want = holder
+        assert waiting.holder(view) == want
+        if holder is not None and want is None and len(legal_actions(obs)) > 1:
+            assert waiting.act(obs) == base.act(obs)
+            held += 1
+        fired += want is not None
+        table.apply(base.act(obs))
     assert fired > 0 and held > 0, (fired, held)  # both sides of the wait are exercised
 
 
@@ -278,29 +286,23 @@ def test_the_penalty_adds_its_points_times_the_holders_moon_rate() -> None:
     """Same seed, same worlds and rollouts: each action's value moves by ``penalty`` times the share of its
     worlds in which the holder shoots, so it is linear in the penalty, and somewhere it moves."""
     rules = Rules.load("standard")
-    seeker = make_bot("moon:giveup=never", rules)
     guards = {p: make_bot(f"guard:base=heuristic,worlds=6,penalty={p}", rules, seed=3) for p in (0, 5, 10)}
     moved = checked = 0
-    for d in range(6):
-        for deal, seat, obs, table in _turns(rules, 70 + d):
-            if seat == 0:
-                table.apply(seeker.act(obs))
-                continue
-            view = decode_observation(obs["observation"], rules)
-            legal = legal_actions(obs)
-            values = {}
-            for p, guard in guards.items():
-                assert isinstance(guard, GuardedBot)
-                guard.search.reset(seat * 1000 + deal.trick_number)
-                values[p] = guard.search_values(view, legal)
-            if values[0] is not None:
-                checked += 1
-                for a in legal:
-                    step = values[5][a] - values[0][a]
-                    assert values[10][a] - values[0][a] == pytest.approx(2 * step, abs=1e-9)
-                    assert -1e-9 <= step <= 5 + 1e-9
-                    moved += step > 1e-9
-            table.apply(guards[0].act(obs))
+    for deal, seat, obs, table, view in _against_a_seeker(rules, 6):
+        legal = legal_actions(obs)
+        values = {}
+        for p, guard in guards.items():
+            assert isinstance(guard, GuardedBot)
+            guard.search.reset(seat * 1000 + deal.trick_number)
+            values[p] = guard.search_values(view, legal)
+        if values[0] is not None:
+            checked += 1
+            for a in legal:
+                step = values[5][a] - values[0][a]
+                assert values[10][a] - values[0][a] == pytest.approx(2 * step, abs=1e-9)
+                assert -1e-9 <= step <= 5 + 1e-9
+                moved += step > 1e-9
+        table.apply(guards[0].act(obs))
     assert checked > 5 and moved > 0, (checked, moved)
 
 
