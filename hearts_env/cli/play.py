@@ -55,15 +55,14 @@ def split_opponents(items: Sequence[str]) -> list[str]:
     (no ``:`` of a bot kind) after a comma belongs to the spec before it, so that
     ``guard:base=ppo-tuned,margin=1,heuristic`` is two bots, the guard with its options and the heuristic."""
     specs: list[str] = []
-    for item in items:
-        for word in item.split():
-            for i, part in enumerate(word.split(",")):
-                if not part:
-                    continue
-                if i and specs and "=" in part and ":" not in part.partition("=")[0]:
-                    specs[-1] += "," + part
-                else:
-                    specs.append(part)
+    for word in " ".join(items).split():
+        for i, part in enumerate(word.split(",")):
+            if not part:
+                continue
+            if i and specs and "=" in part and ":" not in part.partition("=")[0]:
+                specs[-1] += "," + part
+            else:
+                specs.append(part)
     return specs
 
 

@@ -46,7 +46,8 @@ class BotStats:
 
 @dataclass(frozen=True)
 class Difference:
-    """``label`` minus the first bot, in points per deal, paired over duplicate sets."""
+    """``label`` minus ``versus`` (the first bot, or with ``--paired`` the bot in its seat), in points per deal,
+    paired over duplicate sets."""
 
     label: str
     versus: str
@@ -54,6 +55,12 @@ class Difference:
     std_err: float
     ci_low: float
     ci_high: float
+
+    @classmethod
+    def paired(cls, label: str, versus: str, mine: Any, theirs: Any) -> Difference:
+        """The difference of two bots' per-set samples over the same duplicate sets."""
+        mean, se, low, high = mean_interval(np.asarray(mine, dtype=np.float64) - np.asarray(theirs, dtype=np.float64))
+        return cls(label, versus, mean, se, low, high)
 
 
 @dataclass
@@ -160,7 +167,4 @@ def paired_difference(result: TournamentResult, other: TournamentResult) -> Diff
     mine, theirs = result.bots[0], other.bots[0]
     if mine.seats != 1 or theirs.seats != 1:
         raise ValueError("each paired bot must sit in one seat only (it may not also fill the other seats)")
-    a = np.asarray(result.set_samples[mine.label], dtype=np.float64)
-    b = np.asarray(other.set_samples[theirs.label], dtype=np.float64)
-    mean, se, low, high = mean_interval(a - b)
-    return Difference(mine.label, theirs.label, mean, se, low, high)
+    return Difference.paired(mine.label, theirs.label, result.set_samples[mine.label], other.set_samples[theirs.label])

@@ -352,12 +352,10 @@ def _summarise(
                 **extra,
             )
         )
-    differences = []
+    differences: list[Difference] = []
     if len(stats) > 1:
         first = stats[0].label
-        for b in stats[1:]:
-            mean, se, low, high = mean_interval(per_set[b.label] - per_set[first])
-            differences.append(Difference(b.label, first, mean, se, low, high))
+        differences = [Difference.paired(b.label, first, per_set[b.label], per_set[first]) for b in stats[1:]]
     return TournamentResult(
         rules=rules,
         rules_label=rules_label,
