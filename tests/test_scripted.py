@@ -24,9 +24,10 @@ from strategies import rule_sets
 
 from hearts_env import Deal, Rules
 from hearts_env.batched import BatchedHearts, MixedBatchedHearts
+from hearts_env.batched import scripted as batched_scripted
 from hearts_env.batched.scripted import BATCHED_ADVERSARIES, BatchedMoonSeeker
 from hearts_env.bots import ADVERSARIES, HeuristicBot, make_bot
-from hearts_env.bots.scripted import MoonSeeker, parse_moon_spec
+from hearts_env.bots.scripted import MOON_OPTIONS, MoonSeeker, parse_moon_spec
 from hearts_env.core.actions import mask_array
 from hearts_env.core.cards import card_name, parse_card
 from hearts_env.obs import encode
@@ -116,6 +117,17 @@ def test_losing_a_point_free_trick_ends_only_the_early_seeker(spec: str, goes_on
     expected = "AD" if goes_on else choice(HeuristicBot(RULES), deal)
     assert choice(seeker, deal) == expected
     assert expected != "AD" or goes_on
+
+
+def test_cheap_seeker_wins_with_its_lowest_winning_card_only_when_it_plays_last() -> None:
+    deal = held(STRONG)
+    cheap, highest = make_bot("moon:follow=cheap", RULES), make_bot("moon", RULES)
+    play(deal, "2C", "7C", "JC")  # seat 0 plays last: nobody can overtake its QC
+    assert (choice(cheap, deal), choice(highest, deal)) == ("QC", "AC")
+    deal = held(BEATEN)
+    cheap = make_bot("moon:giveup=late,follow=cheap", RULES)
+    play(deal, "2C", "7D", "AC", "JC", "7C")  # seat 3 won the first trick and leads: seat 0 plays second
+    assert choice(cheap, deal) == "KC"  # not last: its highest club, as every seeker
 
 
 @pytest.mark.parametrize("spec", ["moon", "moon:giveup=late", "moon:pass=heuristic", "moon:giveup=never"])
@@ -263,6 +275,7 @@ def test_adversaries_are_deterministic_copyable_and_picklable(spec: str) -> None
         ("moon:giveup", "needs a value"),
         ("moon:giveup=late,giveup=never", "given twice"),
         ("moon:pass=high", "'high'"),
+        ("moon:follow=lowest", "'lowest'"),
         ("duck:depth=2", "takes no options"),
     ],
 )
@@ -272,7 +285,10 @@ def test_bad_specs_name_the_bad_key_or_value(spec: str, named: str) -> None:
 
 
 def test_specs_name_the_options_they_chose() -> None:
-    assert make_bot("moon:when=strong,giveup=late", RULES).name == "moon:pass=low,giveup=late,when=strong"  # type: ignore[attr-defined]
+    chosen = make_bot("moon:when=strong,giveup=late", RULES).name  # type: ignore[attr-defined]
+    assert chosen == "moon:pass=low,giveup=late,when=strong,follow=highest"
+    assert BatchedMoonSeeker(giveup="late", when="strong").name == chosen
+    assert batched_scripted._MOON_OPTIONS == MOON_OPTIONS  # the batched twin accepts what the reference bot does
     assert set(ADVERSARIES) == set(BATCHED_ADVERSARIES)
 
 

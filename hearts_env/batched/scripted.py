@@ -9,8 +9,8 @@ to the heuristic bot, the row gets the engine's ``heuristic_actions``. Rows of a
 beside the reference bots over random deals of several rule sets and fails at the first choice that
 differs.
 
-- ``BatchedMoonSeeker(passing="low", giveup="early", when="always")``: the moon seekers
-  (``moon[:pass=...,giveup=...,when=...]``).
+- ``BatchedMoonSeeker(passing="low", giveup="early", when="always", follow="highest")``: the moon
+  seekers (``moon[:pass=...,giveup=...,when=...,follow=...]``).
 - ``BatchedDuck``: ``duck``. ``BatchedQueenDumper``: ``queendump``. ``BatchedHighest``: ``highest``.
 
 ``BATCHED_ADVERSARIES`` maps the labels of ``hearts_env.bots.scripted.ADVERSARIES`` to factories.
@@ -34,6 +34,13 @@ from .state import BatchState, row_index
 HIGH_CARD_POINTS = (0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4)
 STRONG_POINTS_PER_13 = 15
 STRONG_HEART_POINTS = 5
+#: The moon seeker's options, as the reference bot's ``MOON_OPTIONS`` (the bots room is not importable here).
+_MOON_OPTIONS = {
+    "pass": ("low", "heuristic"),
+    "giveup": ("early", "late", "never"),
+    "when": ("always", "strong"),
+    "follow": ("highest", "cheap"),
+}
 
 _NONE = -1
 
@@ -161,16 +168,18 @@ def _decide(action: torch.Tensor, cond: torch.Tensor, value: torch.Tensor) -> to
 
 
 class BatchedMoonSeeker(_ScriptedPolicy):
-    """``hearts_env.bots.scripted.MoonSeeker`` (``moon:pass=...,giveup=...,when=...``)."""
+    """``hearts_env.bots.scripted.MoonSeeker`` (``moon:pass=...,giveup=...,when=...,follow=...``)."""
 
-    def __init__(self, passing: str = "low", giveup: str = "early", when: str = "always") -> None:
+    def __init__(
+        self, passing: str = "low", giveup: str = "early", when: str = "always", follow: str = "highest"
+    ) -> None:
         super().__init__()
-        if passing not in ("low", "heuristic") or giveup not in ("early", "late", "never"):
-            raise ValueError(f"moon seeker: bad pass={passing!r} or giveup={giveup!r}")
-        if when not in ("always", "strong"):
-            raise ValueError(f"moon seeker: bad when={when!r}")
-        self.passing, self.giveup, self.when = passing, giveup, when
-        self.name = f"moon:pass={passing},giveup={giveup},when={when}"
+        chosen = {"pass": passing, "giveup": giveup, "when": when, "follow": follow}
+        for key, value in chosen.items():
+            if value not in _MOON_OPTIONS[key]:
+                raise ValueError(f"moon seeker: bad {key}={value!r}; {key} is one of {', '.join(_MOON_OPTIONS[key])}")
+        self.passing, self.giveup, self.when, self.follow = passing, giveup, when, follow
+        self.name = f"moon:pass={passing},giveup={giveup},when={when},follow={follow}"
 
     def choose(self, r: _Row) -> torch.Tensor:
         s, t = r.s, r.t
@@ -202,9 +211,11 @@ class BatchedMoonSeeker(_ScriptedPolicy):
         lead_key = (t.rank * 64 + t.cards).unsqueeze(0)
         action = _decide(action, r.leading & going, r.pick(r.legal, lead_key, highest=True))
         above = r.legal & (t.cards > s.best_card.unsqueeze(1))
-        follow = torch.where(
-            above.any(1), r.pick(above, t.cards, highest=True), r.pick(r.legal, t.cards, highest=False)
-        )
+        beat = r.pick(above, t.cards, highest=True)
+        if self.follow == "cheap":
+            last = s.trick_len == t.rules.num_players - 1
+            beat = torch.where(last, r.pick(above, t.cards, highest=False), beat)
+        follow = torch.where(above.any(1), beat, r.pick(r.legal, t.cards, highest=False))
         action = _decide(action, r.following & going, follow)
         order = (t.values > 0).long() * 2 + (t.values < 0).long()
         discard_key = ((order * 16 + t.rank) * 64 + t.cards).unsqueeze(0)
@@ -289,6 +300,7 @@ BATCHED_ADVERSARIES: dict[str, Callable[[], BatchPolicy]] = {
     "moon-stubborn": lambda: BatchedMoonSeeker(giveup="never"),
     "moon-late": lambda: BatchedMoonSeeker(giveup="late"),
     "moon-selective": lambda: BatchedMoonSeeker(when="strong"),
+    "moon-cheap": lambda: BatchedMoonSeeker(giveup="late", follow="cheap"),
     "duck": BatchedDuck,
     "queendump": BatchedQueenDumper,
     "highest": BatchedHighest,

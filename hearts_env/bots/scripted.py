@@ -27,6 +27,11 @@ Specs for ``make_bot`` and labels for the suite (``ADVERSARIES``, label -> spec)
     them in hearts. The hand is the one dealt while passing and the one after the pass while playing
     (its hand plus the cards it has played).
 
+  - ``follow=highest|cheap``: ``cheap`` follows with its lowest card that beats the trick's winning
+    card when it plays last to the trick (no one can overtake it), keeping its high cards and winning
+    with middling ones; elsewhere it follows as ``highest`` does. It probes defences that watch for a
+    seeker winning with high cards (``guard:...,wins=K``).
+
   Where the rules have no moon (``moon_enabled`` off, or no penalty points) every seeker is the
   heuristic bot.
 - ``duck``: ducks everything: follows with its highest card that still loses the trick, its lowest
@@ -64,6 +69,7 @@ ADVERSARIES: dict[str, str] = {
     "moon-stubborn": "moon:giveup=never",
     "moon-late": "moon:giveup=late",
     "moon-selective": "moon:when=strong",
+    "moon-cheap": "moon:giveup=late,follow=cheap",
     "duck": "duck",
     "queendump": "queendump",
     "highest": "highest",
@@ -77,6 +83,7 @@ MOON_OPTIONS: dict[str, tuple[str, ...]] = {
     "pass": ("low", "heuristic"),
     "giveup": ("early", "late", "never"),
     "when": ("always", "strong"),
+    "follow": ("highest", "cheap"),
 }
 
 #: High-card points of ranks J, Q, K, A (rank index 9..12) for ``when=strong``.
@@ -101,6 +108,7 @@ class MoonOptions:
     passing: str = "low"
     giveup: str = "early"
     when: str = "always"
+    follow: str = "highest"
 
 
 def parse_moon_spec(spec: str) -> MoonOptions:
@@ -123,7 +131,10 @@ def parse_moon_spec(spec: str) -> MoonOptions:
             )
         chosen[key] = value
     return MoonOptions(
-        passing=chosen.get("pass", "low"), giveup=chosen.get("giveup", "early"), when=chosen.get("when", "always")
+        passing=chosen.get("pass", "low"),
+        giveup=chosen.get("giveup", "early"),
+        when=chosen.get("when", "always"),
+        follow=chosen.get("follow", "highest"),
     )
 
 
@@ -172,7 +183,7 @@ class ScriptedBot:
 
 
 class MoonSeeker(ScriptedBot):
-    """Goes for the moon (module doc, ``moon:pass=...,giveup=...,when=...``)."""
+    """Goes for the moon (module doc, ``moon:pass=...,giveup=...,when=...,follow=...``)."""
 
     def __init__(self, rules: Rules, seed: int | None = None, options: MoonOptions | None = None) -> None:
         super().__init__(rules, seed)
@@ -181,7 +192,7 @@ class MoonSeeker(ScriptedBot):
         self.moon_on = rules.moon_enabled and t.penalty_total > 0
         self.bonus = t.bonus_card
         o = self.options
-        self.name = f"moon:pass={o.passing},giveup={o.giveup},when={o.when}"
+        self.name = f"moon:pass={o.passing},giveup={o.giveup},when={o.when},follow={o.follow}"
 
     def moon_worthy(self, cards: set[int]) -> bool:
         """Whether ``cards`` look moon-worthy (``when=strong``)."""
@@ -220,7 +231,10 @@ class MoonSeeker(ScriptedBot):
         if self._following(view, legal):
             winning = self._winning(view)
             above = [c for c in legal if c > winning]
-            return max(above) if above else min(legal)
+            if not above:
+                return min(legal)
+            last = len(view.trick) == self.rules.num_players - 1
+            return min(above) if last and self.options.follow == "cheap" else max(above)
         values = self.values
         return min(legal, key=lambda c: (values[c] > 0, values[c] < 0, _rank(c), c))
 
