@@ -574,7 +574,12 @@ def test_model_opponents_and_the_shipped_model_default(tmp_path: Path, monkeypat
     assert default == f"guard:base={tuned.resolve()},{WAITING_OPTIONS}"  # the guard that waits for the seeker
     bot = make_bot(default, Rules.preset("standard"))
     assert isinstance(bot, GuardedBot) and bot.wins == 2 and bot.margin == 1 and bot.threat == 0.03
-    assert default_opponent(Rules.preset("omnibus")) == "heuristic"  # the model is for other rules
+    # microsoft and omnibus: the mixed model under the same guard; rules no shipped model plays: the heuristic bot
+    mixed = export_tiny_model(tmp_path / "models" / "ppo-mixed-tuned", rules=["standard", "microsoft", "omnibus"])
+    assert default_opponent(Rules.preset("standard")) == default  # the specialist comes first
+    for preset in ("microsoft", "omnibus"):
+        assert default_opponent(Rules.preset(preset)) == f"guard:base={mixed.resolve()},{WAITING_OPTIONS}"
+    assert default_opponent(Rules.preset("spot_hearts")) == "heuristic"
     # --opponents: commas separate bots, but a key=value after a comma is the spec's own option
     assert split_opponents(["guard:base=ppo-tuned,margin=1,threat=0.03,wins=2"]) == [
         "guard:base=ppo-tuned,margin=1,threat=0.03,wins=2"

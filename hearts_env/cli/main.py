@@ -151,7 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="random, heuristic, pimc, guard:base=<bot>, a moon seeker or a model directory, one per opponent "
         "starting on your left; the last fills the "
         "remaining seats (default: the shipped model models/ppo-tuned under the guard that waits for the seeker, "
-        "guard:base=ppo-tuned,margin=1,threat=0.03,wins=2, where it fits the rules, else heuristic; "
+        "guard:base=ppo-tuned,margin=1,threat=0.03,wins=2, on the standard rules, models/ppo-mixed-tuned under "
+        "the same guard on microsoft and omnibus, else heuristic; "
         "guard:base=ppo-mixed,penalty=25 is the table that is hardest to shoot the moon against)",
     )
     play.add_argument("--seed", type=int, help="fixes the deals and the bots (default: random, printed at the start)")
