@@ -16,8 +16,9 @@ engine's bitmasks), two lines at the default budget show what the rollout costs:
 same decisions as ``rollout=heuristic``, the way they were made before the bitmask version; on the
 first 10 positions only, it is slow). Then PIMC with a model prior (``pimc:prior=<--prior>``, the
 default budget: the model's move where it is sure, the search elsewhere), with the share of the
-positions it searched. Then ISMCTS (``ismcts:iterations=K``, the same rollout) at each
-of ``--iterations``.
+positions it searched, and the same with the model playing the seat's own moves in the rollouts
+(``own=<--prior>``, the expert-iteration teacher's values). Then ISMCTS (``ismcts:iterations=K``, the same
+rollout) at each of ``--iterations``.
 
 The last line is ``ours=<decisions/s> peer=<decisions/s> ratio=<ours/peer>``: ``ours`` is PIMC at the
 default budget (``PIMCBot``'s default ``worlds`` and ``rollout``), ``peer`` is the heuristic bot's
@@ -107,6 +108,9 @@ def main() -> None:
         prior = PIMCBot(rules, 0, rollout=args.rollout, prior=args.prior)
         report(f"pimc prior={args.prior}, worlds={default_worlds}", prior, observations)
         print(f"  (searched {prior.searched} of {len(observations)} positions; the model decided the rest)")
+        if args.rollout == "heuristic":
+            own = PIMCBot(rules, 0, worlds=default_worlds, prior=args.prior, own=args.prior)
+            report(f"pimc prior={args.prior},own={args.prior}, worlds={default_worlds}", own, observations)
     default_iterations = inspect.signature(ISMCTSBot).parameters["iterations"].default
     for iterations in sorted(set(args.iterations) | {default_iterations}):
         label = f"ismcts iterations={iterations}{' (default)' if iterations == default_iterations else ''}"

@@ -13,13 +13,13 @@ import pytest
 from hearts_env.bots import HeuristicBot, make_bot
 from hearts_env.bots.belief import BeliefSampler, Constraints
 from hearts_env.bots.rollout import HeuristicRollout, view_voids
-from hearts_env.bots.search import ISMCTSBot, PIMCBot, equivalent_cards, search_bot, trick_agrees
+from hearts_env.bots.search import ISMCTSBot, OwnSeatRollout, PIMCBot, equivalent_cards, search_bot, trick_agrees
 from hearts_env.core import Rules
 from hearts_env.core.cards import QS
 from hearts_env.core.deal import PLAYING, seeded_deal
 from hearts_env.core.presets import PRESETS
 from hearts_env.envs.gym_env import HeartsGymEnv
-from hearts_env.obs import SeatedTable, decode_observation, encode_view, seat_view
+from hearts_env.obs import SeatedTable, decode_observation, encode, encode_view, seat_view
 from hearts_env.tournament import run_tournament
 
 RULE_SETS = {
@@ -319,6 +319,53 @@ def test_prior_is_deterministic_plays_in_tournaments_and_refuses_bad_options() -
             make_bot(spec, rules)
     with pytest.raises(ValueError, match="rules"):
         make_bot("pimc:prior=ppo-standard", "microsoft")  # a model refuses rules it was not trained for
+
+
+def test_own_seat_rollout_plays_the_model_for_the_searching_seat_and_the_heuristic_bot_for_the_others() -> None:
+    rules = RULE_SETS["standard"]
+    model = make_bot("ppo-tuned", rules)
+    heuristic = HeuristicBot(rules)
+    rollout_policy = OwnSeatRollout(rules, model)
+    own_choices = other_choices = 0
+    for seed in range(3):
+        start = seeded_deal(rules, 40 + seed)
+        played = rollout_policy.play_out(start.clone(), [0] * rules.num_players)
+        assert played.is_terminal()
+        replay = start.clone()
+        for action in played.actions[len(start.actions) :]:
+            legal = replay.legal_actions()
+            if len(legal) > 1:
+                seat = replay.current_player
+                mask = np.zeros(68, np.int8)
+                mask[legal] = 1
+                obs = {"observation": encode(replay, seat), "action_mask": mask}
+                expected = model.act(obs) if seat == 0 else heuristic.act(obs)
+                assert action == expected, (seat, action, expected)
+                own_choices += seat == 0
+                other_choices += seat != 0
+            replay.apply_action(action)
+        assert replay.scores == played.scores
+    assert own_choices > 20 and other_choices > 60
+
+
+def test_own_option_scores_candidates_by_the_models_continuation_and_refuses_other_rollouts() -> None:
+    rules = RULE_SETS["standard"]
+    observations = _observations(rules, deals=1, seed=14)[::3]
+    a = make_bot("pimc:prior=ppo-tuned,own=ppo-tuned,worlds=2", rules, seed=3)
+    b = make_bot("pimc:prior=ppo-tuned:own=ppo-tuned:worlds=2", rules, seed=3)
+    assert isinstance(a, PIMCBot) and isinstance(a.policy, OwnSeatRollout)
+    assert [a.act(o) for o in observations] == [b.act(o) for o in observations]
+    a.reset(4)
+    assert isinstance(a.policy, OwnSeatRollout)  # a reset keeps the seat's own continuation
+    result = run_tournament(["pimc:own=ppo-tuned,worlds=2", "heuristic"], rules, deals=1, progress=False)
+    assert result.bots[0].deals == 4
+    for spec, reason in {
+        "pimc:own=ppo-tuned,rollout=lean": "rollout must be heuristic",
+        "ismcts:own=ppo-tuned": "ismcts takes iterations=",
+        "pimc:own=no-such-model": "no-such-model",
+    }.items():
+        with pytest.raises(ValueError, match=reason):
+            make_bot(spec, rules)
 
 
 # ---------------------------------------------------------------------------------------------
