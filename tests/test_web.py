@@ -292,6 +292,8 @@ def test_bad_messages_are_refused(app, client):
     gid, act = state["id"], f"/api/games/{state['id']}/act"
     refused(client, state, act, b"{not json", 400, ["not valid JSON"])
     refused(client, state, act, b"[1, 2]", 400, ["JSON object"])
+    refused(client, state, act, b"[" * 100_000, 400, ["nested too deeply"])  # the parser's recursion limit
+    refused(client, state, act, b'{"seat": ' + b"9" * 5_000 + b"}", 400, ["not valid JSON"])  # int digit limit
     refused(client, state, act, {"seat": "0", "actions": ["2C"]}, 400, ["seat"])
     refused(client, state, act, {"seat": 0, "actions": "2C"}, 400, ["list"])
     refused(client, state, act, {"seat": 0, "actions": [True]}, 400, ["not an action"])
@@ -413,6 +415,20 @@ def test_serve_cli_parser_and_warning(capsys, monkeypatch):
     args = parser.parse_args(["serve", "--port", "8124"])
     args.func(args)
     assert "anyone" not in capsys.readouterr().err
+
+
+def test_the_seed_is_sent_only_once_it_tells_nothing(app, client):
+    """The seed deals every hand of the match: the person's table gets it only once the match is over,
+    a spectator's only where every hand is shown anyway. A seed the server picks is drawn from the whole
+    range (from a million seeds the person's own hand would pick out the one in use)."""
+    state = new_game(client, single_deal=True, seed=8)
+    assert state["seed"] is None
+    final = Player(app, client, seed=3).play(state)
+    assert final["finished"] and final["seed"] == 8
+    assert new_game(client, spectate=True, show_hands=False, single_deal=True)["seed"] is None
+    assert new_game(client, spectate=True, show_hands=True, seed=5)["seed"] == 5
+    drawn = [app.state.store.get(new_game(client, seed=None)["id"]).seed for _ in range(4)]
+    assert max(drawn) >= 2**40 and len(set(drawn)) == 4
 
 
 def test_a_finished_deal_state_shows_only_public_cards(app, client):

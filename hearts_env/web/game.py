@@ -248,6 +248,12 @@ class WebGame:
         self._apply(card)
 
     # ---- what the browser sees
+    @property
+    def seed_public(self) -> bool:
+        """Whether the state may carry the seed: it deals every hand of the match, so only once the match is
+        over or at a table that shows every hand anyway (spectating with ``show_hands``)."""
+        return self.finished or (self.human is None and self.show_hands)
+
     def state(self) -> dict[str, Any]:
         deal = self.deal
         match = self.match
@@ -330,7 +336,7 @@ class WebGame:
             "labels": self.labels,
             "show_hands": self.show_hands,
             "single_deal": self.single_deal,
-            "seed": self.seed,
+            "seed": self.seed if self.seed_public else None,
             "deal_number": match.deals_counted + (0 if finished_deal else 1),
             "threshold": self.rules.game_end_threshold,
             "phase": PHASE_NAMES[deal.phase],
@@ -447,7 +453,9 @@ def parse_setup(data: Mapping[str, Any], bot_choices: Sequence[str]) -> GameSetu
         bots = tuple(by_seat.get(p, "") for p in range(n))
     seed = data.get("seed")
     if seed in (None, ""):
-        seed = secrets.randbelow(10**6)
+        # The whole range: a seed from a small space could be found from the person's own hand, and with it
+        # every other hand.
+        seed = secrets.randbelow(2**63)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise GameError("'seed' must be a whole number from 0, or empty for a random one.")
     single = data.get("single_deal", False)

@@ -80,6 +80,10 @@ async def _body(request: Request) -> dict[str, Any]:
         data = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise GameError(f"The request is not valid JSON: {err}.") from None
+    except RecursionError:
+        raise GameError("The request is not valid JSON: nested too deeply.") from None
+    except ValueError as err:  # an integer literal past Python's digit limit
+        raise GameError(f"The request is not valid JSON: {str(err)[:120]}.") from None
     if not isinstance(data, dict):
         raise GameError("The request must be a JSON object.")
     return data

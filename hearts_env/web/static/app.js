@@ -416,7 +416,7 @@ function renderInfo() {
     ["Rules", s.rules_label],
     ["Game", s.single_deal ? "one deal" : `match to ${s.threshold}`],
     ["Deal", `${s.deal_number} · ${s.pass_text}`],
-    ["Seed", String(s.seed)],
+    ["Seed", s.seed === null ? "shown when the match ends" : String(s.seed)],
   ];
   $("info").replaceChildren(el("dl", {}, ...parts.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })])));
 }
