@@ -236,6 +236,8 @@ BAD_OPTIONS = [
     ({"totals": [0, 0, 0]}, "totals"),
     ({"totals": "0000"}, "totals"),
     ({"totals": [10**9, 0, 0, 0]}, "totals"),
+    ({"totals": [10**40, 0, 0, 0]}, "totals"),  # past numpy's integers: used to give a raw numpy TypeError
+    ({"totals": [-(10**400), 0, 0, 0]}, "totals"),  # past float's range
     ({"totals": [True, 0, 0, 0]}, "totals"),
     ({"totals": 5}, "totals"),
     ({"dealer": 4}, "dealer"),

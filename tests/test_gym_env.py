@@ -104,6 +104,7 @@ def test_illegal_actions() -> None:
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     _, reward, terminated, _, info = env.step(illegal)
     assert terminated and reward == -7.0 and info["illegal_action"]
+    assert not info["action_mask"].any() and not env.action_masks().any()  # over, though its deal is not
 
     strict = HeartsGymEnv(opponents="random", illegal_action="raise")
     strict.reset(seed=0)

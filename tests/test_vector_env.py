@@ -19,7 +19,7 @@ import torch
 from hearts_env.batched import BatchedActionError, HeuristicPolicy, sample_uniform
 from hearts_env.core.rules import Rules
 from hearts_env.envs import HeartsGymEnv
-from hearts_env.envs.vector import HeartsVectorEnv
+from hearts_env.envs.vector import HeartsVectorEnv, RecordEpisodeStatistics
 from hearts_env.obs import OBSERVATION_SIZE
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -262,12 +262,24 @@ def test_make_vec_and_record_episode_statistics() -> None:
     assert isinstance(env, HeartsVectorEnv) and env.num_envs == 4
     env = gymnasium.make_vec("hearts_env/HeartsVector-v0", num_envs=3, rules="three_player")
     assert isinstance(env, HeartsVectorEnv) and env.num_players == 3
-    env = gymnasium.wrappers.vector.RecordEpisodeStatistics(env)
+    env = RecordEpisodeStatistics(env)
     _, info = env.reset(seed=0)
     gen = torch.Generator().manual_seed(0)
-    returns = []
-    for _ in range(40):
-        _, _reward, _terminated, _, info = env.step(_random_actions(info, gen))
+    steps, summed = np.zeros(3, dtype=int), np.zeros(3)
+    lengths, returns = [], []
+    for _ in range(60):
+        _, reward, terminated, _, info = env.step(_random_actions(info, gen))
+        steps += 1
+        summed += np.asarray(reward)
         if "episode" in info:
-            returns += list(info["episode"]["r"][info["_episode"]])
-    assert returns and all(r <= 0 for r in returns)
+            rows = np.flatnonzero(info["_episode"])
+            assert np.array_equal(rows, np.flatnonzero(terminated))
+            assert np.array_equal(info["episode"]["l"][rows], steps[rows])  # every step of each episode, counted
+            np.testing.assert_allclose(info["episode"]["r"][rows], summed[rows])
+            lengths += list(steps[rows])
+            returns += list(summed[rows])
+            steps[rows], summed[rows] = 0, 0.0
+    assert len(lengths) >= 6 and all(r <= 0 for r in returns)  # rows' second and later episodes included
+    assert list(env.length_queue) == lengths and env.episode_count == len(lengths)
+    with pytest.raises(ValueError, match="SAME_STEP"):
+        RecordEpisodeStatistics(gymnasium.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync"))

@@ -318,9 +318,9 @@ def _totals(value: Any, n: int) -> list[int]:
     for x in value:
         if isinstance(x, bool) or not isinstance(x, int | float | np.integer | np.floating):
             raise _option_error("totals", f"must hold integers, got {brief(x)}")
-        if not (np.isfinite(x) and float(x).is_integer()):
+        if not isinstance(x, int | np.integer) and not (np.isfinite(x) and float(x).is_integer()):
             raise _option_error("totals", f"must hold finite whole numbers, got {brief(x)}")
-        if abs(float(x)) > MAX_TOTAL:
+        if abs(int(x)) > MAX_TOTAL:  # an int, exactly: Python's are unbounded, past what numpy or float can take
             raise _option_error("totals", f"entries must lie in -{MAX_TOTAL}..{MAX_TOTAL}, got {brief(x)}")
         out.append(int(x))
     return out

@@ -177,6 +177,8 @@ class HeartsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the learning seat now, as ``bool`` (all ``False`` once it is over)."""
+        if self._over:  # ended by an illegal action too, where the deal itself is still in play
+            return np.zeros(NUM_ACTIONS, dtype=bool)
         return self._aec.observe(self._agent)["action_mask"].astype(bool)
 
     def render(self) -> Any:

@@ -4,10 +4,10 @@ batched torch engine, the opponents played inside it on the same device.
 ```python
 import gymnasium
 import torch
-import hearts_env.envs  # registers hearts_env/Hearts-v1 (with its vector entry point), hearts_env/HeartsVector-v0
+import hearts_env.envs  # registers hearts_env/Hearts-v1 and hearts_env/HeartsVector-v0 (its vector entry point)
 from hearts_env.batched import sample_uniform
 
-envs = gymnasium.make_vec("hearts_env/Hearts-v1", num_envs=1024, vectorization_mode="vector_entry_point")
+envs = gymnasium.make_vec("hearts_env/HeartsVector-v0", num_envs=1024)
 # or: envs = HeartsVectorEnv(num_envs=1024, rules="standard", opponents="heuristic", device="cuda")
 obs, info = envs.reset(seed=0)
 for _ in range(100):
@@ -43,9 +43,11 @@ batched engine deals the next deal inside the transition, so the position after 
 materialised; Hearts episodes never truncate, so no value bootstrap reads it), and
 ``info["final_info"]`` holds ``scores`` ``(num_envs, N)`` (every seat's deal points), ``points`` (the
 learner's), ``cancelled`` and ``seat`` of the finished deals (``info["_final_info"]`` flags the rows).
-Wrappers that need ``NEXT_STEP`` (Gymnasium's vector observation wrappers) do not apply; vector
-``RecordEpisodeStatistics`` does. A deal cancelled before the learner's first decision is skipped,
-as ``HeartsGymEnv`` skips it.
+Wrappers that assume ``NEXT_STEP`` do not apply: Gymnasium's vector observation wrappers, and its vector
+``RecordEpisodeStatistics`` (1.2), which skips the step after a row's end as if it were a reset step and so
+reports every episode after a row's first one step short; use ``RecordEpisodeStatistics`` from this module,
+the same statistics (``info["episode"]``: ``r``, ``l``, ``t``; the queues) counted for ``SAME_STEP``.
+A deal cancelled before the learner's first decision is skipped, as ``HeartsGymEnv`` skips it.
 
 Illegal actions: ``illegal_action="raise"`` (default): ``step`` raises
 ``hearts_env.batched.BatchedActionError`` (an ``IllegalActionError``) naming the rows, their actions
@@ -68,11 +70,13 @@ torch tensors on ``device`` (``array_type="torch"``), for a policy on the same G
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import gymnasium
+import gymnasium.wrappers.vector
 import numpy as np
 import torch
 from gymnasium import spaces
@@ -485,6 +489,49 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
             self._new_seats(done, idx)
 
 
+class RecordEpisodeStatistics(gymnasium.wrappers.vector.RecordEpisodeStatistics):
+    """Gymnasium's vector ``RecordEpisodeStatistics`` for a ``SAME_STEP`` env such as ``HeartsVectorEnv``:
+    the step that ends a row's episode is its last one, and the row's next step is already the next
+    episode's first, so it is counted (Gymnasium's own, written for ``NEXT_STEP``, drops it)."""
+
+    def __init__(self, env: gymnasium.vector.VectorEnv, buffer_length: int = 100, stats_key: str = "episode") -> None:
+        mode = env.metadata.get("autoreset_mode")
+        if mode is not None and mode != AutoresetMode.SAME_STEP:
+            raise ValueError(f"this RecordEpisodeStatistics counts SAME_STEP autoreset; the env's is {mode}")
+        super().__init__(env, buffer_length=buffer_length, stats_key=stats_key)
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        observations, rewards, terminations, truncations, infos = self.env.step(actions)
+        self.episode_returns += _numpy(rewards).astype(np.float64)
+        self.episode_lengths += 1
+        dones = np.logical_or(_numpy(terminations), _numpy(truncations)).astype(bool)
+        if dones.any():
+            if self._stats_key in infos or f"_{self._stats_key}" in infos:
+                raise ValueError(f"the info already holds the key {self._stats_key!r}: {list(infos)}")
+            now = time.perf_counter()
+            elapsed = np.round(now - self.episode_start_times, 6)
+            infos[self._stats_key] = {
+                "r": np.where(dones, self.episode_returns, 0.0),
+                "l": np.where(dones, self.episode_lengths, 0),
+                "t": np.where(dones, elapsed, 0.0),
+            }
+            infos[f"_{self._stats_key}"] = dones
+            self.episode_count += int(dones.sum())
+            self.time_queue.extend(elapsed[dones])
+            self.return_queue.extend(self.episode_returns[dones])
+            self.length_queue.extend(self.episode_lengths[dones])
+            self.episode_returns[dones] = 0.0
+            self.episode_lengths[dones] = 0
+            self.episode_start_times[dones] = now
+        self.prev_dones = np.zeros(self.num_envs, dtype=bool)
+        return observations, rewards, terminations, truncations, infos
+
+
+def _numpy(x: Any) -> np.ndarray:
+    """A numpy copy of a batch (a torch tensor on any device, or an array)."""
+    return x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
+
+
 def make_vector_env(num_envs: int = 1, **kwargs: Any) -> HeartsVectorEnv:
     """The vector entry point (``gymnasium.make_vec``): ``HeartsVectorEnv(num_envs, **kwargs)``."""
     return HeartsVectorEnv(num_envs=num_envs, **kwargs)
@@ -495,6 +542,7 @@ __all__ = [
     "VECTOR_ILLEGAL_ACTION_MODES",
     "ExportedModelPolicy",
     "HeartsVectorEnv",
+    "RecordEpisodeStatistics",
     "make_opponent",
     "make_vector_env",
 ]

@@ -13,7 +13,10 @@ another seat's chosen pass cards or pass-through declaration before the pass res
 what to whom between other seats; the source of smoosh cards; the packet a pass-through seat
 forwards unless ``pass_through_visible``; the kitty's cards (face down: only how many each seat
 took). Everything else a seat has seen at the table (every card played and by whom, every trick
-and its winner) is shown.
+and its winner) is shown. One thing the order of decisions tells: passing goes seat by seat, each
+seat's pass-through declaration and then its cards (RULES.md §10), so whose turn it is (``to_move``,
+and the AEC env's ``agent_selection``) shows whether an earlier seat declared ``through``: it chose no
+cards. The ``pass_through`` segment itself shows the others' declarations only once the pass resolves.
 
 Segments, in order (``r`` = relative seat, ``c`` = card id, ``i`` = position in the trick):
 
