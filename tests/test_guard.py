@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from hearts_env.bots import MoonSeeker, legal_actions, make_bot
-from hearts_env.bots.guard import GuardedBot, GuardSearch, SeekerRollout, guard_bot
+from hearts_env.bots.guard import SHOOT_SCREEN, GuardedBot, GuardSearch, SeekerRollout, guard_bot
 from hearts_env.bots.rollout import view_voids
 from hearts_env.bots.scripted import parse_moon_spec
 from hearts_env.bots.search import PIMCBot
@@ -324,3 +324,119 @@ def test_the_guard_stops_a_persistent_moon_seeker() -> None:
         moons[label] = result.bots[0].moons
     assert moons["bare"] >= 4, moons  # the seeker does shoot against the bare models
     assert moons["guarded"] <= moons["bare"] // 3, moons
+
+
+def _true_moon_alive(rules: Rules, deal: Deal, seat: int) -> bool:
+    """Whether ``seat`` (absolute) can still shoot, from the whole deal: no other seat has won a penalty card
+    (or, where the moon needs it, the bonus card), and where the moon needs every trick, ``seat`` has them all."""
+    t = rules.tables
+    against = t.penalty_mask | (1 << t.bonus_card if rules.moon_requires_bonus_card and t.bonus_card >= 0 else 0)
+    if any(pile & against & ~deal.kitty for p, pile in enumerate(deal.won) if p != seat):
+        return False
+    return not (rules.moon_requires_all_tricks and deal.tricks_won[seat] != deal.trick_number)
+
+
+@pytest.mark.parametrize("preset", ["standard", "omnibus", "three_player_kitty"])
+def test_shoot_plays_the_moon_plan_where_the_seats_moon_is_alive_and_wins_by_the_margin(preset: str) -> None:
+    """``shoot=M``: where the seat's own moon is still possible (read from the view, checked here against the
+    deal), the moon plan's best move is played if it scores at least ``M`` better than the base's move over the
+    same worlds; everywhere else the guard plays as it does without ``shoot``. Same seeds, same worlds."""
+    rules = Rules.load(preset, moon_requires_all_tricks=preset == "three_player_kitty")
+    base = make_bot("heuristic", rules)
+    shooting = make_bot("guard:base=heuristic,worlds=4,shoot=1", rules, seed=5)
+    plain = make_bot("guard:base=heuristic,worlds=4", rules, seed=5)
+    probe = make_bot("guard:base=heuristic,worlds=4", rules, seed=5)
+    assert isinstance(shooting, GuardedBot) and isinstance(plain, GuardedBot) and isinstance(probe, GuardedBot)
+    assert shooting.shoot == 1 and plain.shoot is None
+    shot = kept = elsewhere = screened = 0
+    for d in range(8):
+        for deal, seat, obs, table in _turns(rules, 40 + d):
+            view = decode_observation(obs["observation"], rules)
+            alive = shooting.own_moon_alive(view)
+            if view.phase == "playing":
+                assert alive == _true_moon_alive(rules, deal, seat)
+            for bot in (shooting, plain, probe):
+                bot.search.reset(seat * 7919 + d)
+            move = shooting.act(obs)
+            legal = legal_actions(obs)
+            if len(legal) > 1 and view.phase == "playing" and alive and probe.holder(view) is None:
+                if not probe.search.moon_reachable(view, legal, *SHOOT_SCREEN):
+                    assert move == base.act(obs)
+                    screened += 1
+                    table.apply(move)
+                    continue
+                moon, own_value = probe.search.plans(view, legal, base.act(obs))
+                best = min(legal, key=lambda a: (moon[a], a))
+                assert set(moon) == set(legal)
+                if own_value - moon[best] >= 1:
+                    assert move == best
+                    shot += move != base.act(obs)
+                else:
+                    assert move == base.act(obs)
+                    kept += 1
+            else:
+                assert move == plain.act(obs)
+                elsewhere += 1
+            table.apply(move)
+    assert shot > 0 and elsewhere > 0 and screened > 0, (shot, kept, elsewhere, screened)
+    # where the moon needs every trick, a seat that has them all and can still shoot went for it every time here
+    assert kept > 0 or rules.moon_requires_all_tricks, (shot, kept, elsewhere, screened)
+    assert shooting.shots >= shot
+
+
+def test_shoot_spec_options_and_errors() -> None:
+    rules = Rules.load("standard")
+    bot = make_bot("guard:base=heuristic,shoot=2.5,wins=2", rules)
+    assert isinstance(bot, GuardedBot) and bot.shoot == 2.5 and bot.wins == 2
+    searched = make_bot("guard:base=pimc:worlds=8,shoot=3", rules)
+    assert isinstance(searched, GuardedBot) and searched.shoot == 3 and isinstance(searched.base, PIMCBot)
+    for bad, reason in [("guard:shoot=far", "number of points"), ("guard:shoot=-2", "at least 0")]:
+        with pytest.raises(ValueError, match=reason):
+            make_bot(bad, rules)
+    moonless = make_bot("guard:base=heuristic,shoot=0", Rules.load("standard", moon_enabled=False))
+    assert isinstance(moonless, GuardedBot) and not moonless.active  # no moon: the base, move for move
+
+
+@pytest.mark.parametrize("preset", ["standard", "three_player_kitty"])
+def test_a_stopping_rollout_ends_once_the_moon_is_lost_and_agrees_on_the_shot(preset: str) -> None:
+    """The screen's rollouts stop at the end of the trick in which the seeker's moon is lost; played on to the
+    end, the same world gives the same answer to "did the seeker shoot", and the seeker always is alive up to
+    where the stopped one ended."""
+    rules = Rules.load(preset)
+    sampler = GuardSearch(rules, 0, worlds=1, penalty=0).sampler
+    stopped_early = shots = 0
+    for d in range(20):
+        deal = seeded_deal(rules, 200 + d)
+        table = SeatedTable(rules)
+        table.start(deal)
+        base = make_bot("heuristic", rules)
+        while deal.phase != PLAYING:
+            table.apply(base.act(table.observation(deal.current_player)))
+        view = seat_view(deal, deal.current_player)
+        legal = legal_actions(table.observation(deal.current_player))
+        world = sampler.sample(view, random.Random(d), legal)
+        full, cut = SeekerRollout(rules, 0), SeekerRollout(rules, 0)
+        cut.stop = cut.dead
+        whole = full.play_out(copy.deepcopy(world), view_voids(view.void_in))
+        short = cut.play_out(copy.deepcopy(world), view_voids(view.void_in))
+        shot = whole.result is not None and whole.result.shooter == 0
+        assert (short.phase == DONE and short.result is not None and short.result.shooter == 0) == shot
+        if short.phase != DONE:
+            stopped_early += 1
+            assert not short.trick and cut.dead(short)
+            assert short.actions == whole.actions[: len(short.actions)]  # the same play up to the stop
+        shots += shot
+    assert stopped_early > 0, stopped_early
+
+
+@pytest.mark.slow
+def test_shoot_makes_the_guarded_model_shoot_the_moon() -> None:
+    """The model alone almost never shoots; with ``shoot`` it does, over the same deals against three
+    heuristic bots, and it takes fewer points per deal."""
+    rules = Rules.load("standard")
+    plain = run_tournament(["guard:base=ppo-tuned,worlds=8", "heuristic"], rules, deals=16, seed=7, progress=False)
+    shooting = run_tournament(
+        ["guard:base=ppo-tuned,worlds=8,shoot=2", "heuristic"], rules, deals=16, seed=7, progress=False
+    )
+    assert shooting.bots[0].moons > plain.bots[0].moons, (shooting.bots[0].moons, plain.bots[0].moons)
+    assert shooting.bots[0].mean < plain.bots[0].mean, (shooting.bots[0].mean, plain.bots[0].mean)

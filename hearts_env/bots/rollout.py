@@ -22,7 +22,7 @@ starts before the pass) go to ``HeuristicBot`` on the seat's encoded observation
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -62,6 +62,9 @@ class HeuristicRollout:
     ``play_out(deal, voids)`` plays the deal to its end."""
 
     trusted = True  # only ever returns actions of the deal's legal set
+    #: Where set, ``play_out`` stops at the end of the first trick after which this returns true (the deal
+    #: left unfinished): a screen that only asks whether something can still happen stops once it cannot.
+    stop: Callable[[Deal], bool] | None = None
 
     def __init__(self, rules: Rules, match_episode: bool = False) -> None:
         t = rules.tables
@@ -332,6 +335,7 @@ class HeuristicRollout:
         the engine's trick step (``Deal._play``, the state change ``apply_action`` makes after its
         legality check; every card chosen here is legal), everything else through ``apply_action``."""
         moon = self.moon_matters
+        stop = self.stop
         holder, total, holder_trick = -1, 0, -1
         everyone = -1
         while deal.phase != DONE:
@@ -363,6 +367,8 @@ class HeuristicRollout:
             deal._legal = None
             deal.actions.append(card)
             deal._play(card)
+            if stop is not None and not deal.trick and stop(deal):
+                break
         return deal
 
 
