@@ -1,13 +1,15 @@
 """Decisions per second of the moon guard (``guard:base=<model>``) at several world budgets, beside its
 bare model, on the decisions of one seat at real tables.
 
-    python benchmarks/guard_speed.py [--base ppo-robust] [--worlds 16 32 64] [--deals 12]
+    python benchmarks/guard_speed.py [--base ppo-robust] [--worlds 16 32 64] [--deals 12] [--options shoot=2]
 
 Positions: every decision of seat 0 over ``--deals`` seeded standard deals, the model in seat 0 and
 the seats around it taken in turn from three heuristic bots and a persistent moon seeker among two
 heuristic bots (so the guard meets both ordinary tables and moon attempts). The guard fires only
 where one opponent holds every point won; each line says on how many of the positions it did and
-what those cost. Rates are positions / CPU seconds of this process (``time.process_time``).
+what those cost; with ``shoot=`` among ``--options`` (the guard's other options, e.g.
+``margin=1,threat=0.03,wins=2,shoot=2``), how often the seat's own moon plan was played. Rates are
+positions / CPU seconds of this process (``time.process_time``).
 
 The last line is ``ours=<decisions/s> peer=<decisions/s> ratio=<ours/peer>``: ``ours`` is the guard
 at its default budget, ``peer`` the bare model on the same positions in the same process.
@@ -63,6 +65,7 @@ def main() -> None:
     parser.add_argument("--base", default="ppo-robust", help="the guarded bot (a model name or directory)")
     parser.add_argument("--worlds", type=int, nargs="+", default=[16, 32, 64])
     parser.add_argument("--deals", type=int, default=12)
+    parser.add_argument("--options", default="", help="the guard's other options, e.g. margin=1,threat=0.03,shoot=2")
     args = parser.parse_args()
     rules = Rules.load("standard")
     observations = positions(rules, args.base, args.deals)
@@ -70,15 +73,17 @@ def main() -> None:
     print(f"{args.base}: {peer:,.0f} decisions/s (CPU) on {len(observations)} positions")
     ours = 0.0
     for worlds in sorted(set(args.worlds) | {default_worlds}):
-        bot = make_bot(f"guard:base={args.base},worlds={worlds}", rules, seed=0)
+        extra = f",{args.options}" if args.options else ""
+        bot = make_bot(f"guard:base={args.base},worlds={worlds}{extra}", rules, seed=0)
         assert isinstance(bot, GuardedBot)
         cpu = rate(bot, observations)
         share = bot.guarded / max(1, len(observations))
-        each = (len(observations) / cpu - len(observations) / peer) / max(1, bot.guarded) * 1000
+        each = (len(observations) / cpu - len(observations) / peer) / max(1, bot.guarded) * 1000  # per firing
         default = " (default)" if worlds == default_worlds else ""
+        shots = f"; its moon plan played {bot.shots} times" if bot.shoot is not None else ""
         print(
             f"guard worlds={worlds}{default}: {cpu:,.1f} decisions/s (CPU); fired on {bot.guarded} "
-            f"({share:.0%}), {each:,.0f} ms each"
+            f"({share:.0%}), {each:,.0f} ms each{shots}"
         )
         if worlds == default_worlds:
             ours = cpu

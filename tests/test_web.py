@@ -382,6 +382,7 @@ def test_options_and_uploaded_replay(app, client, tmp_path):
     assert {"heuristic", "random", "pimc", "guard:base=ppo-robust", "pimc:prior=ppo-robust"} <= set(options["bots"])
     assert {"guard:base=ppo-mixed,penalty=25", "guard:base=ppo-tuned,margin=1,threat=0.03"} <= set(options["bots"])
     assert "guard:base=ppo-tuned,margin=1,threat=0.03,wins=2" in options["bots"]
+    assert "guard:base=ppo-tuned,margin=1,threat=0.03,wins=2,shoot=2" in options["bots"]  # the guard that also shoots
     assert {p["name"] for p in options["presets"]} >= {"standard", "omnibus", "five_player"}
     final = Player(app, client).play(new_game(client, single_deal=True))
     record = client.get(f"/api/games/{final['id']}/record").json()

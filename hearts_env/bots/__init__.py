@@ -34,7 +34,7 @@ May import: ``hearts_env.core``, ``hearts_env.obs`` (bots read decoded observati
 """
 
 from .base import Bot, legal_actions
-from .guard import MOON_AVERSE_PENALTY, TRUSTING_OPTIONS, WAITING_OPTIONS, GuardedBot
+from .guard import MOON_AVERSE_PENALTY, SHOOTING_OPTIONS, TRUSTING_OPTIONS, WAITING_OPTIONS, GuardedBot
 from .heuristic import HeuristicBot
 from .make import BOT_SPECS, lineup_of, make_bot, spec_label
 from .model import ModelBot, load_bot
@@ -45,6 +45,7 @@ __all__ = [
     "ADVERSARIES",
     "BOT_SPECS",
     "MOON_AVERSE_PENALTY",
+    "SHOOTING_OPTIONS",
     "TRUSTING_OPTIONS",
     "WAITING_OPTIONS",
     "Bot",

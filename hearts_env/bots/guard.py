@@ -91,6 +91,9 @@ TRUSTING_OPTIONS = "margin=1,threat=0.03"
 #: The guard that trusts its base and waits for the seeker (README, "A guard that waits for the seeker"): the
 #: trusting guard's moon defence at a tenth of its cost on ppo-tuned. Offered by ``hearts serve``.
 WAITING_OPTIONS = f"{TRUSTING_OPTIONS},wins=2"
+#: The waiting guard that also shoots the moon where its plans see one (README, "A guard that also shoots"): the
+#: model's own moons, which a model trained on its own points almost never tries. Offered by ``hearts serve``.
+SHOOTING_OPTIONS = f"{WAITING_OPTIONS},shoot=2"
 
 
 class SeekerRollout(HeuristicRollout):
@@ -408,6 +411,8 @@ __all__ = [
     "DEFAULT_PENALTY",
     "GUARD_SPEC",
     "MOON_AVERSE_PENALTY",
+    "SHOOTING_OPTIONS",
+    "SHOOT_SCREEN",
     "TRUSTING_OPTIONS",
     "WAITING_OPTIONS",
     "GuardSearch",
