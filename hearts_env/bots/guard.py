@@ -75,9 +75,8 @@ from ..core.deal import Deal
 from ..core.rules import Rules
 from ..obs import SeatView, decode_observation
 from .base import Bot, legal_actions
-from .belief import fast_clone
 from .rollout import _RANK, _SUIT, HeuristicRollout, view_voids
-from .search import SEARCH_SPECS, PIMCBot, apply_noting_voids, equivalent_cards, rollout
+from .search import SEARCH_SPECS, PIMCBot, equivalent_cards, play_out_after, rollout
 
 GUARD_SPEC = "guard"
 #: Points added to the guard's search value of a world where the holder shoots (``penalty=``).
@@ -199,14 +198,8 @@ class GuardSearch(PIMCBot):
         for _ in range(self.worlds):
             world = self.sampler.sample(view, self.rng, legal)
             for a in moves:
-                sim = fast_clone(world)
-                voids = shown[:]
-                apply_noting_voids(sim, a, voids)
-                moon[a] += rollout(sim, seeker, voids).scores[0]
-            sim = fast_clone(world)
-            voids = shown[:]
-            apply_noting_voids(sim, own, voids)
-            base += rollout(sim, duck, voids).scores[0]
+                moon[a] += play_out_after(world, a, seeker, shown).scores[0]
+            base += play_out_after(world, own, duck, shown).scores[0]
         return {a: moon[group[0]] / self.worlds for group in classes for a in group}, base / self.worlds
 
     def moon_share(self, action: int) -> float:

@@ -394,6 +394,15 @@ def rollout(deal: Deal, policy: Any, voids: list[int] | None = None) -> Deal:
     return deal
 
 
+def play_out_after(world: Deal, action: int, policy: Any, shown: list[int]) -> Deal:
+    """A clone of ``world`` with ``action`` applied and the rest played out by ``policy``: one rollout of a
+    candidate in a sampled world (``shown``, the voids the view shows, is copied, not changed)."""
+    sim = fast_clone(world)
+    voids = shown[:]
+    apply_noting_voids(sim, action, voids)
+    return rollout(sim, policy, voids)
+
+
 def apply_noting_voids(deal: Deal, action: int, voids: list[int]) -> None:
     """``deal.apply_action(action)``, adding to ``voids`` the void a card off the led suit shows."""
     if deal.phase == PLAYING and action < NUM_CARDS and deal.trick and not deal._led_mask >> action & 1:
@@ -587,11 +596,7 @@ class PIMCBot(_SearchBot):
         self.classes = classes
         for world in self.draw_worlds(view, legal):
             for a in candidates:
-                sim = fast_clone(world)
-                voids = shown[:]
-                apply_noting_voids(sim, a, voids)
-                rollout(sim, policy, voids)
-                totals[a] += score(a, sim)
+                totals[a] += score(a, play_out_after(world, a, policy, shown))
         return {a: totals[group[0]] / self.worlds for group in classes for a in group}
 
     def score_action(self, action: int, world: Deal) -> float:
