@@ -37,8 +37,7 @@ won a penalty card; where the moon needs every trick, the seat has won them all)
 ``SHOOT_SCREEN`` sampled worlds shows it in reach (the seat going for it shoots in one of eight), the guard
 compares two plans over the same sampled worlds: the base's move, played out by the heuristic rollout, and
 every legal move played out by the seat going for the moon (``SeekerRollout``, the seat as the seeker).
-Where the best moon plan scores at least ``M`` of the seat's points better per world (a moon of its own counted
-as -26 under every moon rule, ``plan_score``), its move is played.
+Where the best moon plan scores at least ``M`` of the seat's points better per world, its move is played.
 Why: a model trained to minimise its own points almost never shoots (1 moon in 600 deals at a table of
 three ``pimc``, which shoot in 2.5% of theirs, and that is most of the point per deal the model lost to
 them; README, "A guard that also shoots"). ``bot.shots`` counts the decisions the moon plan won. Off by
@@ -186,10 +185,9 @@ class GuardSearch(PIMCBot):
         """The seat's two plans over the same ``worlds`` sampled worlds: every legal move's mean deal points for
         the seat going for the moon (``SeekerRollout``, the seat the seeker), and the mean deal points of ``own``
         (the base's move) played out by the heuristic rollout. Equivalent cards are rolled out once. Scored by
-        the seat's own points (``plan_score``: a moon of the seat's counts as what it does to the seat's
-        standing), what the base was trained to lower and a tournament counts, not the guard's relative
-        objective, which values a moon less against a small loss (measured: 27 moons in 600 deals at a table
-        of three ``pimc`` against 36 with the points)."""
+        the seat's own points, what the base was trained to lower and a tournament counts, not the guard's
+        relative objective, which values a moon less against a small loss (measured: 27 moons in 600 deals at
+        a table of three ``pimc`` against 36 with the points)."""
         seeker = SeekerRollout(self.rules, 0, view.match_episode)
         duck = HeuristicRollout(self.rules, view.match_episode)
         classes = equivalent_cards(view, legal, self.rules)
@@ -200,8 +198,8 @@ class GuardSearch(PIMCBot):
         for _ in range(self.worlds):
             world = self.sampler.sample(view, self.rng, legal)
             for a in moves:
-                moon[a] += plan_score(play_out_after(world, a, seeker, shown))
-            base += plan_score(play_out_after(world, own, duck, shown))
+                moon[a] += play_out_after(world, a, seeker, shown).scores[0]
+            base += play_out_after(world, own, duck, shown).scores[0]
         return {a: moon[group[0]] / self.worlds for group in classes for a in group}, base / self.worlds
 
     def moon_share(self, action: int) -> float:
@@ -210,19 +208,6 @@ class GuardSearch(PIMCBot):
             if action in group:
                 return self.shots.get(group[0], 0) / self.worlds
         raise ValueError(f"action {action} was not evaluated")
-
-
-def plan_score(world: Deal) -> float:
-    """Seat 0's score of a played-out world for the moon plans: its deal points, except that where it shot the
-    moon, its points less the others' mean. Why: where the moon adds its value to every other seat
-    (``add_to_others``, the microsoft rules) the shooter's own points are 0, and plans scored by them would value
-    a moon like a clean deal (5 points better than an average deal, not 31); less the others' mean, a moon is
-    worth -26 under every moon rule, what it does to the seat's standing and what a tournament's margin counts."""
-    scores = world.scores
-    result = world.result
-    if result is None or result.shooter != 0:
-        return float(scores[0])
-    return scores[0] - sum(scores[1:]) / (len(scores) - 1)
 
 
 #: ``shoot=``: the screen before the moon plans are searched, (worlds, shots): where the seat going for the moon
@@ -428,5 +413,4 @@ __all__ = [
     "SeekerRollout",
     "guard_bot",
     "high_wins",
-    "plan_score",
 ]
