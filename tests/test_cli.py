@@ -564,17 +564,19 @@ def test_train_without_torch_names_the_extra() -> None:
 def test_model_opponents_and_the_shipped_model_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from test_evaluate import export_tiny_model
 
-    from hearts_env.bots import WAITING_OPTIONS, GuardedBot
+    from hearts_env.bots import SHOOTING_OPTIONS, WAITING_OPTIONS, GuardedBot
     from hearts_env.cli.play import default_opponent, split_opponents
 
     model = export_tiny_model(tmp_path / "models" / "ppo-standard")
     monkeypatch.chdir(tmp_path)
     tuned = export_tiny_model(tmp_path / "models" / "ppo-tuned")
     default = default_opponent(Rules.preset("standard"))
-    assert default == f"guard:base={tuned.resolve()},{WAITING_OPTIONS}"  # the guard that waits for the seeker
+    assert default == f"guard:base={tuned.resolve()},{SHOOTING_OPTIONS}"  # the guard that waits and shoots
     bot = make_bot(default, Rules.preset("standard"))
     assert isinstance(bot, GuardedBot) and bot.wins == 2 and bot.margin == 1 and bot.threat == 0.03
-    # microsoft and omnibus: the mixed model under the same guard; rules no shipped model plays: the heuristic bot
+    assert bot.shoot == 2
+    # microsoft and omnibus: the mixed model under the guard that waits (the shooter is not measured on every row
+    # there); rules no shipped model plays: the heuristic bot
     mixed = export_tiny_model(tmp_path / "models" / "ppo-mixed-tuned", rules=["standard", "microsoft", "omnibus"])
     assert default_opponent(Rules.preset("standard")) == default  # the specialist comes first
     for preset in ("microsoft", "omnibus"):
