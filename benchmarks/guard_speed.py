@@ -72,8 +72,8 @@ def main() -> None:
     peer = rate(make_bot(args.base, rules, seed=0), observations)
     print(f"{args.base}: {peer:,.0f} decisions/s (CPU) on {len(observations)} positions")
     ours = 0.0
+    extra = f",{args.options}" if args.options else ""
     for worlds in sorted(set(args.worlds) | {default_worlds}):
-        extra = f",{args.options}" if args.options else ""
         bot = make_bot(f"guard:base={args.base},worlds={worlds}{extra}", rules, seed=0)
         assert isinstance(bot, GuardedBot)
         cpu = rate(bot, observations)

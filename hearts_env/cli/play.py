@@ -31,14 +31,14 @@ from ..obs import SeatedTable
 from .options import describe_rules, rules_overrides
 
 #: The default opponents, in order of preference: a shipped model and the guard options it plays under.
-SHIPPED_MODELS = (
+DEFAULT_OPPONENTS = (
     (Path("models") / "ppo-tuned", SHOOTING_OPTIONS),
     (Path("models") / "ppo-mixed-tuned", WAITING_OPTIONS),
 )
 
 
 def default_opponent(rules: Rules) -> str:
-    """The first shipped model of ``SHIPPED_MODELS`` that exists and plays these rules, under its guard, else
+    """The first shipped model of ``DEFAULT_OPPONENTS`` that exists and plays these rules, under its guard, else
     ``heuristic``: ``ppo-tuned`` under the guard that waits for the seeker and shoots (``SHOOTING_OPTIONS``)
     on the standard rules, ``ppo-mixed-tuned`` under the guard that waits (``WAITING_OPTIONS``) on microsoft
     and omnibus. Why these: issue 12 lets a new default in only where it is better on every row of its
@@ -50,7 +50,7 @@ def default_opponent(rules: Rules) -> str:
     the heuristic bot (the default before), the guarded ``ppo-mixed-tuned`` takes fewer points at three
     heuristic bots and at three ``pimc`` (paired: -1.43 and -0.93), and every scripted adversary and the
     learned best response gain less against it (README, "The waiting guard on a mixed model")."""
-    for name, options in SHIPPED_MODELS:
+    for name, options in DEFAULT_OPPONENTS:
         path = find_model(name)  # from the current directory, else next to the package
         if path is None:
             continue
