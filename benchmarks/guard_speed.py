@@ -2,14 +2,15 @@
 bare model, on the decisions of one seat at real tables.
 
     python benchmarks/guard_speed.py [--base ppo-robust] [--worlds 16 32 64] [--deals 12] [--options shoot=2]
+    python benchmarks/guard_speed.py --base ppo-mixed-tuned --rules omnibus --options shoot=2,bonus=1
 
-Positions: every decision of seat 0 over ``--deals`` seeded standard deals, the model in seat 0 and
-the seats around it taken in turn from three heuristic bots and a persistent moon seeker among two
-heuristic bots (so the guard meets both ordinary tables and moon attempts). The guard fires only
-where one opponent holds every point won; each line says on how many of the positions it did and
-what those cost; with ``shoot=`` among ``--options`` (the guard's other options, e.g.
-``margin=1,threat=0.03,wins=2,shoot=2``), how often the seat's own moon plan was played. Rates are
-positions / CPU seconds of this process (``time.process_time``).
+Positions: every decision of seat 0 over ``--deals`` seeded deals of ``--rules`` (default standard), the
+model in seat 0 and the seats around it taken in turn from three heuristic bots and a persistent moon seeker
+among two heuristic bots (so the guard meets both ordinary tables and moon attempts). The guard fires only
+where one opponent holds every point won; each line says on how many of the positions it did and what those
+cost; with ``shoot=`` among ``--options`` (the guard's other options, e.g. ``margin=1,threat=0.03,wins=2,shoot=2``),
+how often the seat's own moon plan was played; with ``bonus=``, how often the bonus card's search changed the
+base's move. Rates are positions / CPU seconds of this process (``time.process_time``).
 
 The last line is ``ours=<decisions/s> peer=<decisions/s> ratio=<ours/peer>``: ``ours`` is the guard
 at its default budget, ``peer`` the bare model on the same positions in the same process.
@@ -65,9 +66,10 @@ def main() -> None:
     parser.add_argument("--base", default="ppo-robust", help="the guarded bot (a model name or directory)")
     parser.add_argument("--worlds", type=int, nargs="+", default=[16, 32, 64])
     parser.add_argument("--deals", type=int, default=12)
+    parser.add_argument("--rules", default="standard", help="a preset or rule file")
     parser.add_argument("--options", default="", help="the guard's other options, e.g. margin=1,threat=0.03,shoot=2")
     args = parser.parse_args()
-    rules = Rules.load("standard")
+    rules = Rules.load(args.rules)
     observations = positions(rules, args.base, args.deals)
     peer = rate(make_bot(args.base, rules, seed=0), observations)
     print(f"{args.base}: {peer:,.0f} decisions/s (CPU) on {len(observations)} positions")
@@ -81,6 +83,7 @@ def main() -> None:
         each = (len(observations) / cpu - len(observations) / peer) / max(1, bot.guarded) * 1000  # per firing
         default = " (default)" if worlds == default_worlds else ""
         shots = f"; its moon plan played {bot.shots} times" if bot.shoot is not None else ""
+        shots += f"; the bonus card's search changed {bot.bonus_plays} moves" if bot.critic is not None else ""
         print(
             f"guard worlds={worlds}{default}: {cpu:,.1f} decisions/s (CPU); fired on {bot.guarded} "
             f"({share:.0%}), {each:,.0f} ms each{shots}"

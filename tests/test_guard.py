@@ -18,7 +18,8 @@ from hearts_env.bots.rollout import view_voids
 from hearts_env.bots.scripted import parse_moon_spec
 from hearts_env.bots.search import PIMCBot
 from hearts_env.core import Rules
-from hearts_env.core.deal import DONE, PLAYING, Deal, seeded_deal
+from hearts_env.core.actions import MOON_ADD, MOON_SUBTRACT
+from hearts_env.core.deal import DONE, MOON_CHOICE, PLAYING, Deal, seeded_deal
 from hearts_env.obs import SeatedTable, SeatView, decode_observation, seat_view
 from hearts_env.tournament import run_tournament
 
@@ -440,3 +441,105 @@ def test_shoot_makes_the_guarded_model_shoot_the_moon() -> None:
     )
     assert shooting.bots[0].moons > plain.bots[0].moons, (shooting.bots[0].moons, plain.bots[0].moons)
     assert shooting.bots[0].mean < plain.bots[0].mean, (shooting.bots[0].mean, plain.bots[0].mean)
+
+
+class _Adds:
+    """A base that always takes the highest action id: at the moon choice, ``MOON_ADD``."""
+
+    name = "adds"
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return int(legal_actions(observation)[-1])
+
+
+def _moon_choices(rules: Rules, match_episode: bool, wanted: int) -> list[dict[str, np.ndarray]]:
+    """Observations of a seat at its moon choice: a persistent seeker at seat 0 against three ducking bots."""
+    seeker, duck = make_bot("moon:giveup=never", rules), make_bot("duck", rules)
+    found: list[dict[str, np.ndarray]] = []
+    for seed in range(400):
+        deal = seeded_deal(rules, seed)
+        table = SeatedTable(rules, match_episode=match_episode)
+        table.start(deal)
+        while deal.phase not in (DONE, MOON_CHOICE):
+            seat = deal.current_player
+            table.apply((seeker if seat == 0 else duck).act(table.observation(seat)))
+        if deal.phase == MOON_CHOICE:
+            found.append(table.observation(deal.current_player))
+            if len(found) == wanted:
+                break
+    assert len(found) == wanted, len(found)
+    return found
+
+
+@pytest.mark.parametrize("match_episode", [False, True])
+def test_the_guard_makes_the_moon_choice_by_the_heuristic_rule_not_the_base(match_episode: bool) -> None:
+    """Under ``shooter_choice`` the guard chooses how its own moon scores as the heuristic bot does (subtract in a
+    deal episode: -26 beats 0), whatever its base would choose."""
+    rules = Rules.load("omnibus")
+    guard = GuardedBot(_Adds(), rules, seed=0, worlds=2)  # type: ignore[arg-type]
+    heuristic = make_bot("heuristic", rules)
+    for obs in _moon_choices(rules, match_episode, 3):
+        assert set(legal_actions(obs)) == {MOON_SUBTRACT, MOON_ADD}
+        choice = guard.act(obs)
+        assert choice == heuristic.act(obs)
+        if not match_episode:
+            assert choice == MOON_SUBTRACT and _Adds().act(obs) == MOON_ADD
+
+
+def test_bonus_plays_the_searchs_move_while_the_bonus_card_is_unwon_and_it_wins_by_the_margin() -> None:
+    """``bonus=M`` (omnibus, ♦J at -10): while no pile holds the ♦J (read from the view, checked here against the
+    deal), where the guard does not fire, the ``pimc`` search's best move is played if it scores at least ``M``
+    better than the base's; everywhere else the guard plays as it does without ``bonus``. Same seeds, same worlds."""
+    rules = Rules.load("omnibus")
+    jack = rules.tables.bonus_card
+    base = make_bot("heuristic", rules)
+    watching = make_bot("guard:base=heuristic,worlds=4,bonus=1", rules, seed=5)
+    plain = make_bot("guard:base=heuristic,worlds=4", rules, seed=5)
+    probe = PIMCBot(rules, 5, worlds=4, objective="points")
+    assert isinstance(watching, GuardedBot) and isinstance(plain, GuardedBot) and watching.bonus == 1
+    changed = kept = elsewhere = 0
+    for d in range(6):
+        for deal, seat, obs, table in _turns(rules, 60 + d):
+            view = decode_observation(obs["observation"], rules)
+            unwon = not any(pile >> jack & 1 for pile in deal.won)
+            assert unwon == (not any(jack in row for row in view.won_by))
+            for bot in (watching.critic, probe, watching.search, plain.search):
+                assert bot is not None
+                bot.reset(seat * 7919 + d)
+            move = watching.act(obs)
+            legal = legal_actions(obs)
+            if len(legal) > 1 and view.phase == "playing" and unwon and plain.holder(view) is None:
+                means = probe.evaluate(view, legal)
+                best = min(legal, key=lambda a: (means[a], a))
+                own = base.act(obs)
+                if means[own] - means[best] >= 1:
+                    assert move == best
+                    changed += move != own
+                else:
+                    assert move == own
+                    kept += 1
+            else:
+                assert move == plain.act(obs)
+                elsewhere += 1
+            table.apply(move)
+    assert changed > 0 and kept > 0 and elsewhere > 0, (changed, kept, elsewhere)
+    assert watching.bonus_plays == changed
+
+
+def test_bonus_spec_options_and_errors() -> None:
+    bot = make_bot("guard:base=heuristic,bonus=1.5,shoot=2", Rules.load("omnibus"))
+    assert isinstance(bot, GuardedBot) and bot.bonus == 1.5 and bot.critic is not None
+    # no bonus card, or one that costs its taker points: nothing to watch, the guard as without ``bonus``
+    for rules in (Rules.load("standard"), Rules.load("omnibus", bonus_card_points=10)):
+        unwatched = make_bot("guard:base=heuristic,bonus=1", rules)
+        assert isinstance(unwatched, GuardedBot) and unwatched.critic is None
+    watched = make_bot("guard:base=heuristic,bonus=1", Rules.load("source_diamond_ten"))
+    assert isinstance(watched, GuardedBot) and watched.critic is not None
+    for bad, reason in [
+        ("guard:base=heuristic,bonus=lots", "number of points"),
+        ("guard:base=heuristic,bonus=-1", "at least 0"),
+    ]:
+        with pytest.raises(ValueError, match=reason):
+            make_bot(bad, Rules.load("omnibus"))
+    with pytest.raises(ValueError, match="bonus"):
+        make_bot("guard:depth=2", Rules.load("omnibus"))
