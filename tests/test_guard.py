@@ -543,3 +543,14 @@ def test_bonus_spec_options_and_errors() -> None:
             make_bot(bad, Rules.load("omnibus"))
     with pytest.raises(ValueError, match="bonus"):
         make_bot("guard:depth=2", Rules.load("omnibus"))
+
+
+def test_the_search_with_a_prior_searches_the_moon_choice_instead_of_trusting_the_model() -> None:
+    """``pimc:prior=<model>`` plays the model's sure moves unsearched, but not the moon choice: the shipped mixed
+    model adds +26 to the others with probability 0.9999, where subtracting scores 26 better in a deal episode."""
+    rules = Rules.load("omnibus")
+    bot = make_bot("pimc:prior=ppo-mixed-tuned,worlds=4", rules, seed=0)
+    assert isinstance(bot, PIMCBot)
+    for obs in _moon_choices(rules, False, 2):
+        assert bot.prior_probabilities(obs)[MOON_ADD] > 0.99  # what the model would play
+        assert bot.act(obs) == MOON_SUBTRACT
