@@ -64,16 +64,16 @@ guard that waits for the seeker"). ``0`` (the default) fires at the first points
 ``bonus=M`` watches the bonus card where it counts for the seat (omnibus's ♦J at -10): while no one has won
 it, at each play the guard searches every legal move as ``pimc`` does (its own points, heuristic rollouts, the
 guard's ``worlds``), and where the best scores at least ``M`` points better than the base's move (and better at
-all, at ``M = 0``), it is played.
-Why: a model trained on the three rule sets at once wins the ♦J in 12% of its omnibus deals at a table of
-three ``pimc``, which win it in 28% of theirs, and those 1.6 points per deal were the whole of its gap to
-them (README, "The bonus card and the moon choice"). ``bot.bonus_plays`` counts the decisions it changed. Off by default; where
-the rules have no bonus card, or it is worth points, it never fires.
+all, at ``M = 0``), it is played. Why: a model trained on the three rule sets at once wins the ♦J in 12% of its
+omnibus deals at a table of three ``pimc``, which win it in 28% of theirs, and those 1.6 points per deal were
+most of its gap to them (README, "The bonus card and the moon choice"). ``bot.bonus_plays`` counts the decisions
+it changed. Off by default; where the rules have no bonus card, or it is worth points, it never fires.
 
 The moon choice (``shooter_choice`` rules) is the guard's, not the base's: it plays the heuristic bot's rule
 (subtract in deal episodes, where -26 is always the better score; add only where that ends the match with
 the seat alone lowest). Why: a model almost never shoots in training, so its choice is untrained, and the
-shipped ones add: 26 points thrown away at each of the guard's own moons (README, "The bonus card and the moon choice").
+shipped ones add: 26 points thrown away at each of the guard's own moons (README, "The bonus card and the
+moon choice").
 """
 
 from __future__ import annotations
