@@ -354,8 +354,7 @@ class GuardedBot:
         critic = self.critic
         if critic is None or view.phase != "playing" or any(self.bonus_card in row for row in view.won_by):
             return None
-        assert isinstance(critic.policy, HeuristicRollout) and self.bonus is not None
-        critic.policy.match_episode = view.match_episode
+        assert self.bonus is not None
         means = critic.evaluate(view, legal)
         best = min(legal, key=lambda a: (means[a], a))
         gap = means[own] - means[best]

@@ -594,6 +594,8 @@ class PIMCBot(_SearchBot):
         candidates = [group[0] for group in classes]
         totals = dict.fromkeys(candidates, 0.0)
         policy = self.policy
+        if isinstance(policy, HeuristicRollout):  # the moon choice in the rollouts reads the episode kind
+            policy.match_episode = view.match_episode
         score = self.score_action
         shown = view_voids(view.void_in)
         self.classes = classes
@@ -642,8 +644,6 @@ class PIMCBot(_SearchBot):
         if len(candidates) == 1:
             return favourite
         self.searched += 1
-        if isinstance(self.policy, HeuristicRollout):
-            self.policy.match_episode = view.match_episode
         means = self.evaluate(view, legal, candidates)
         return self.choose(means, candidates, favourite)
 
