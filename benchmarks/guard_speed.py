@@ -83,7 +83,8 @@ def main() -> None:
         each = (len(observations) / cpu - len(observations) / peer) / max(1, bot.guarded) * 1000  # per firing
         default = " (default)" if worlds == default_worlds else ""
         shots = f"; its moon plan played {bot.shots} times" if bot.shoot is not None else ""
-        shots += f"; the bonus card's search changed {bot.bonus_plays} moves" if bot.critic is not None else ""
+        if bot.critic is not None:
+            shots += f"; the search changed {bot.bonus_plays} moves for the bonus card, {bot.critic_plays} others"
         print(
             f"guard worlds={worlds}{default}: {cpu:,.1f} decisions/s (CPU); fired on {bot.guarded} "
             f"({share:.0%}), {each:,.0f} ms each{shots}"

@@ -8,6 +8,7 @@ import pickle
 import random
 from collections.abc import Iterator
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -543,6 +544,70 @@ def test_bonus_spec_options_and_errors() -> None:
             make_bot(bad, Rules.load("omnibus"))
     with pytest.raises(ValueError, match="bonus"):
         make_bot("guard:depth=2", Rules.load("omnibus"))
+
+
+@pytest.mark.parametrize(("rules_name", "overrides"), [("microsoft", {}), ("standard", {"moon_enabled": False})])
+def test_critic_plays_the_searchs_move_at_every_play_where_it_wins_by_the_margin(
+    rules_name: str, overrides: dict[str, Any]
+) -> None:
+    """``critic=M``: at every play where the moon guard does not fire (on rules with no moon too, where the guard
+    never fires), the ``pimc`` search's best move is played if it scores at least ``M`` better than the base's;
+    passes and the guard's own decisions are as without ``critic``. Same seeds, same worlds."""
+    rules = Rules.load(rules_name, **overrides)
+    base = make_bot("heuristic", rules)
+    critical = make_bot("guard:base=heuristic,worlds=4,critic=1", rules, seed=5)
+    plain = make_bot("guard:base=heuristic,worlds=4", rules, seed=5)
+    probe = PIMCBot(rules, 5, worlds=4, objective="points")
+    assert isinstance(critical, GuardedBot) and isinstance(plain, GuardedBot) and critical.critique == 1
+    changed = kept = elsewhere = 0
+    for d in range(4):
+        for _, seat, obs, table in _turns(rules, 80 + d):
+            view = decode_observation(obs["observation"], rules)
+            for bot in (critical.critic, probe, critical.search, plain.search):
+                assert bot is not None
+                bot.reset(seat * 7919 + d)
+            move = critical.act(obs)
+            legal = legal_actions(obs)
+            fires = plain.active and plain.holder(view) is not None
+            if len(legal) > 1 and view.phase == "playing" and not fires:
+                means = probe.evaluate(view, legal)
+                best = min(legal, key=lambda a: (means[a], a))
+                own = base.act(obs)
+                if means[own] - means[best] >= 1:
+                    assert move == best
+                    changed += move != own
+                else:
+                    assert move == own
+                    kept += 1
+            else:
+                assert move == plain.act(obs)
+                elsewhere += 1
+            table.apply(move)
+    assert changed > 0 and kept > 0 and elsewhere > 0, (changed, kept, elsewhere)
+    assert critical.critic_plays == changed and critical.bonus_plays == 0
+
+
+def test_critic_spec_options_and_errors() -> None:
+    rules = Rules.load("omnibus")
+    bot = make_bot("guard:base=heuristic,bonus=0.5,critic=2", rules)
+    assert isinstance(bot, GuardedBot) and bot.critique == 2 and bot.critic is not None
+    heuristic, margins = make_bot("heuristic", rules), set()
+    for _, _, obs, table in _turns(rules, 1):
+        view = decode_observation(obs["observation"], rules)
+        margins.add((view.phase, bot.bonus_at_stake(view), bot.critic_margin(view)))
+        table.apply(heuristic.act(obs))
+    # the smaller margin while the bonus card is unwon, the critic's after; none at the pass
+    assert {("playing", True, 0.5), ("playing", False, 2.0)} <= margins
+    assert all(margin is None for phase, _, margin in margins if phase != "playing")
+    anywhere = make_bot("guard:base=heuristic,critic=1", Rules.load("standard"))
+    assert isinstance(anywhere, GuardedBot) and anywhere.critic is not None  # no bonus card needed
+    for bad, reason in [
+        ("guard:base=heuristic,critic=much", "number of points"),
+        ("guard:base=heuristic,critic=-0.5", "at least 0"),
+        ("guard:base=heuristic,critic=inf", "at least 0"),
+    ]:
+        with pytest.raises(ValueError, match=reason):
+            make_bot(bad, rules)
 
 
 def test_the_search_with_a_prior_searches_the_moon_choice_instead_of_trusting_the_model() -> None:

@@ -25,7 +25,7 @@ point per deal at the heuristic bots' table (README, "Robustness"). The default 
 every published figure of a plain ``guard:`` spec still reproduces.
 
 Spec: ``guard:base=<bot spec>,worlds=32,points=1,penalty=0[,margin=M][,threat=T][,wins=K][,shoot=M][,bonus=M]``
-(options also separated by ``:``);
+``[,critic=M]`` (options also separated by ``:``);
 ``base`` defaults to ``ppo-robust``, ``points`` is the least the holder must have taken (``13``: only
 once it has the queen or as many hearts), ``worlds`` the search's budget and ``penalty`` the points
 added to a world where the holder shoots. A search base takes the options after it that are not the
@@ -68,6 +68,12 @@ all, at ``M = 0``), it is played. Why: a model trained on the three rule sets at
 omnibus deals at a table of three ``pimc``, which win it in 28% of theirs, and those 1.6 points per deal were
 most of its gap to them (README, "The bonus card and the moon choice"). ``bot.bonus_plays`` counts the decisions
 it changed. Off by default; where the rules have no bonus card, or it is worth points, it never fires.
+
+``critic=M`` is the same search at every play, on any rules: where the search's best move scores at least ``M``
+of the seat's points better than the base's, it is played (with ``bonus`` too, the smaller margin applies while
+the bonus card is unwon). Why: on microsoft the guard that shoots was level with three ``pimc`` and its gap had
+no single cause (README, "A search critic"); the model proposes, the search vetoes where it sees a clear loss.
+``bot.critic_plays`` counts the moves it changed outside the bonus card's window. Off by default.
 
 The moon choice (``shooter_choice`` rules) is the guard's, not the base's: it plays the heuristic bot's rule
 (subtract in deal episodes, where -26 is always the better score; add only where that ends the match with
@@ -261,6 +267,7 @@ class GuardedBot:
         wins: int = 0,
         shoot: float | None = None,
         bonus: float | None = None,
+        critic: float | None = None,
         label: str | None = None,
     ) -> None:
         if margin is not None and not (math.isfinite(margin) and margin >= 0):
@@ -271,6 +278,8 @@ class GuardedBot:
             raise ValueError(f"shoot must be a number of points at least 0, got {shoot}")
         if bonus is not None and not (math.isfinite(bonus) and bonus >= 0):
             raise ValueError(f"bonus must be a number of points at least 0, got {bonus}")
+        if critic is not None and not (math.isfinite(critic) and critic >= 0):
+            raise ValueError(f"critic must be a number of points at least 0, got {critic}")
         if points < 1:
             raise ValueError(f"points must be at least 1, got {points}")
         if wins < 0:
@@ -293,7 +302,8 @@ class GuardedBot:
         self.bonus = bonus
         card = t.bonus_card
         self.bonus_card = card if card >= 0 and t.card_values[card] < 0 else -1
-        watch = bonus is not None and self.bonus_card >= 0
+        self.critique = critic
+        watch = critic is not None or (bonus is not None and self.bonus_card >= 0)
         self.critic = PIMCBot(rules, seed, worlds=worlds, objective="points") if watch else None
         self.chooser = HeuristicBot(rules, seed)
         self.name = label or f"guard:{getattr(base, 'name', 'bot')}"
@@ -301,6 +311,7 @@ class GuardedBot:
         self.overridden = 0
         self.shots = 0
         self.bonus_plays = 0
+        self.critic_plays = 0
 
     def reset(self, seed: int | None = None) -> None:
         reset = getattr(self.base, "reset", None)
@@ -348,17 +359,31 @@ class GuardedBot:
         best = min(legal, key=lambda a: (moon[a], a))
         return int(best) if base - moon[best] >= self.shoot else None
 
-    def bonus_move(self, view: SeatView, legal: list[int], own: int) -> int | None:
-        """The best move of a ``pimc`` search (the seat's own points) where the bonus card is still unwon and that
-        move scores at least ``bonus`` points better than the base's ``own`` move, else ``None``."""
-        critic = self.critic
-        if critic is None or view.phase != "playing" or any(self.bonus_card in row for row in view.won_by):
+    def critic_margin(self, view: SeatView) -> float | None:
+        """The least gap at which the search's move replaces the base's at this play: ``critic`` at every play,
+        ``bonus`` while the bonus card is unwon (the smaller where both apply); ``None`` where neither does."""
+        if self.critic is None or view.phase != "playing":
             return None
-        assert self.bonus is not None
-        means = critic.evaluate(view, legal)
+        margin = self.critique
+        if self.bonus is not None and self.bonus_at_stake(view):
+            margin = self.bonus if margin is None else min(margin, self.bonus)
+        return margin
+
+    def bonus_at_stake(self, view: SeatView) -> bool:
+        """Whether the rules have a bonus card worth points off and no one has won it yet."""
+        return self.bonus_card >= 0 and not any(self.bonus_card in row for row in view.won_by)
+
+    def critic_move(self, view: SeatView, legal: list[int], own: int) -> int | None:
+        """The best move of a ``pimc`` search (the seat's own points) where it scores at least the play's
+        ``critic_margin`` better than the base's ``own`` move (and better at all), else ``None``."""
+        margin = self.critic_margin(view)
+        if margin is None:
+            return None
+        assert self.critic is not None
+        means = self.critic.evaluate(view, legal)
         best = min(legal, key=lambda a: (means[a], a))
         gap = means[own] - means[best]
-        return int(best) if gap > 0 and gap >= self.bonus else None
+        return int(best) if gap > 0 and gap >= margin else None
 
     def search_values(self, view: SeatView, legal: list[int]) -> dict[int, float] | None:
         """The guard's search values of ``legal`` (the seat's relative result per action, lower is better)
@@ -377,7 +402,7 @@ class GuardedBot:
         return self.threat is not None and self.search.moon_share(own) >= self.threat
 
     def act(self, observation: Mapping[str, np.ndarray]) -> int:
-        if not self.active:
+        if not self.active and self.critic is None:
             return int(self.base.act(observation))
         legal = legal_actions(observation)
         if len(legal) < 2:
@@ -392,10 +417,13 @@ class GuardedBot:
             if shot is not None:
                 self.shots += 1
                 return shot
-            better = self.bonus_move(view, legal, own)
+            better = self.critic_move(view, legal, own)
             if better is None or better == own:
                 return own
-            self.bonus_plays += 1
+            if self.bonus is not None and self.bonus_at_stake(view):
+                self.bonus_plays += 1
+            else:
+                self.critic_plays += 1
             return better
         self.guarded += 1
         best = min(legal, key=lambda a: (means[a], a))
@@ -408,7 +436,7 @@ class GuardedBot:
 
 
 #: Every option of a guard spec (after ``base=<search bot>``, the others are the search's).
-GUARD_OPTIONS = ("base", "worlds", "points", "wins", "penalty", "margin", "threat", "shoot", "bonus")
+GUARD_OPTIONS = ("base", "worlds", "points", "wins", "penalty", "margin", "threat", "shoot", "bonus", "critic")
 
 
 def guard_bot(spec: str, rules: Rules, seed: int | None, make: Any) -> GuardedBot:
@@ -431,7 +459,7 @@ def guard_bot(spec: str, rules: Rules, seed: int | None, make: Any) -> GuardedBo
                 options[key] = int(value)
             except ValueError:
                 raise ValueError(f"{key} is a whole number, got {value!r} in {spec!r}") from None
-        elif key in ("penalty", "margin", "threat", "shoot", "bonus"):
+        elif key in ("penalty", "margin", "threat", "shoot", "bonus", "critic"):
             try:
                 options[key] = float(value)
             except ValueError:
