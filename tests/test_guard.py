@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import pickle
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -487,29 +487,29 @@ def test_the_guard_makes_the_moon_choice_by_the_heuristic_rule_not_the_base(matc
             assert choice == MOON_SUBTRACT and _Adds().act(obs) == MOON_ADD
 
 
-def test_bonus_plays_the_searchs_move_while_the_bonus_card_is_unwon_and_it_wins_by_the_margin() -> None:
-    """``bonus=M`` (omnibus, ♦J at -10): while no pile holds the ♦J (read from the view, checked here against the
-    deal), where the guard does not fire, the ``pimc`` search's best move is played if it scores at least ``M``
-    better than the base's; everywhere else the guard plays as it does without ``bonus``. Same seeds, same worlds."""
-    rules = Rules.load("omnibus")
-    jack = rules.tables.bonus_card
+def _replay_against_a_probe(
+    rules: Rules, spec: str, seeds: range, watched: Callable[[Deal, SeatView, GuardedBot], bool]
+) -> tuple[GuardedBot, int]:
+    """Play the seeded deals with the guard of ``spec`` (base ``heuristic``, 4 worlds, seed 5) and check each decision:
+    where ``watched`` (and the seat has a choice, at a play), the move is a same-seeded ``pimc`` probe's best if that
+    scores at least 1 point better than the base's, else the base's; everywhere else the plain guard's move. Returns
+    the guard and how many moves the search changed."""
     base = make_bot("heuristic", rules)
-    watching = make_bot("guard:base=heuristic,worlds=4,bonus=1", rules, seed=5)
+    guard = make_bot(spec, rules, seed=5)
     plain = make_bot("guard:base=heuristic,worlds=4", rules, seed=5)
     probe = PIMCBot(rules, 5, worlds=4, objective="points")
-    assert isinstance(watching, GuardedBot) and isinstance(plain, GuardedBot) and watching.bonus == 1
+    assert isinstance(guard, GuardedBot) and isinstance(plain, GuardedBot)
     changed = kept = elsewhere = 0
-    for d in range(6):
-        for deal, seat, obs, table in _turns(rules, 60 + d):
+    for d in seeds:
+        for deal, seat, obs, table in _turns(rules, d):
             view = decode_observation(obs["observation"], rules)
-            unwon = not any(pile >> jack & 1 for pile in deal.won)
-            assert unwon == (not any(jack in row for row in view.won_by))
-            for bot in (watching.critic, probe, watching.search, plain.search):
+            for bot in (guard.critic, probe, guard.search, plain.search):
                 assert bot is not None
                 bot.reset(seat * 7919 + d)
-            move = watching.act(obs)
+            move = guard.act(obs)
             legal = legal_actions(obs)
-            if len(legal) > 1 and view.phase == "playing" and unwon and plain.holder(view) is None:
+            fires = plain.active and plain.holder(view) is not None
+            if len(legal) > 1 and view.phase == "playing" and not fires and watched(deal, view, guard):
                 means = probe.evaluate(view, legal)
                 best = min(legal, key=lambda a: (means[a], a))
                 own = base.act(obs)
@@ -524,7 +524,23 @@ def test_bonus_plays_the_searchs_move_while_the_bonus_card_is_unwon_and_it_wins_
                 elsewhere += 1
             table.apply(move)
     assert changed > 0 and kept > 0 and elsewhere > 0, (changed, kept, elsewhere)
-    assert watching.bonus_plays == changed
+    return guard, changed
+
+
+def test_bonus_plays_the_searchs_move_while_the_bonus_card_is_unwon_and_it_wins_by_the_margin() -> None:
+    """``bonus=M`` (omnibus, ♦J at -10): while no pile holds the ♦J (read from the view, checked here against the
+    deal), where the guard does not fire, the ``pimc`` search's best move is played if it scores at least ``M``
+    better than the base's; everywhere else the guard plays as it does without ``bonus``. Same seeds, same worlds."""
+    rules = Rules.load("omnibus")
+    jack = rules.tables.bonus_card
+
+    def unwon(deal: Deal, view: SeatView, guard: GuardedBot) -> bool:
+        free = not any(pile >> jack & 1 for pile in deal.won)
+        assert free == (not any(jack in row for row in view.won_by)) == guard.bonus_at_stake(view)
+        return free
+
+    watching, changed = _replay_against_a_probe(rules, "guard:base=heuristic,worlds=4,bonus=1", range(60, 66), unwon)
+    assert watching.bonus == 1 and watching.bonus_plays == changed and watching.critic_plays == 0
 
 
 def test_bonus_spec_options_and_errors() -> None:
@@ -554,37 +570,10 @@ def test_critic_plays_the_searchs_move_at_every_play_where_it_wins_by_the_margin
     never fires), the ``pimc`` search's best move is played if it scores at least ``M`` better than the base's;
     passes and the guard's own decisions are as without ``critic``. Same seeds, same worlds."""
     rules = Rules.load(rules_name, **overrides)
-    base = make_bot("heuristic", rules)
-    critical = make_bot("guard:base=heuristic,worlds=4,critic=1", rules, seed=5)
-    plain = make_bot("guard:base=heuristic,worlds=4", rules, seed=5)
-    probe = PIMCBot(rules, 5, worlds=4, objective="points")
-    assert isinstance(critical, GuardedBot) and isinstance(plain, GuardedBot) and critical.critique == 1
-    changed = kept = elsewhere = 0
-    for d in range(4):
-        for _, seat, obs, table in _turns(rules, 80 + d):
-            view = decode_observation(obs["observation"], rules)
-            for bot in (critical.critic, probe, critical.search, plain.search):
-                assert bot is not None
-                bot.reset(seat * 7919 + d)
-            move = critical.act(obs)
-            legal = legal_actions(obs)
-            fires = plain.active and plain.holder(view) is not None
-            if len(legal) > 1 and view.phase == "playing" and not fires:
-                means = probe.evaluate(view, legal)
-                best = min(legal, key=lambda a: (means[a], a))
-                own = base.act(obs)
-                if means[own] - means[best] >= 1:
-                    assert move == best
-                    changed += move != own
-                else:
-                    assert move == own
-                    kept += 1
-            else:
-                assert move == plain.act(obs)
-                elsewhere += 1
-            table.apply(move)
-    assert changed > 0 and kept > 0 and elsewhere > 0, (changed, kept, elsewhere)
-    assert critical.critic_plays == changed and critical.bonus_plays == 0
+    critical, changed = _replay_against_a_probe(
+        rules, "guard:base=heuristic,worlds=4,critic=1", range(80, 84), lambda deal, view, guard: True
+    )
+    assert critical.critique == 1 and critical.critic_plays == changed and critical.bonus_plays == 0
 
 
 def test_critic_spec_options_and_errors() -> None:
