@@ -503,13 +503,14 @@ def _replay_against_a_probe(
     for d in seeds:
         for deal, seat, obs, table in _turns(rules, d):
             view = decode_observation(obs["observation"], rules)
+            watching = watched(deal, view, guard)  # at every decision, so its own checks run at each
             for bot in (guard.critic, probe, guard.search, plain.search):
                 assert bot is not None
                 bot.reset(seat * 7919 + d)
             move = guard.act(obs)
             legal = legal_actions(obs)
             fires = plain.active and plain.holder(view) is not None
-            if len(legal) > 1 and view.phase == "playing" and not fires and watched(deal, view, guard):
+            if len(legal) > 1 and view.phase == "playing" and not fires and watching:
                 means = probe.evaluate(view, legal)
                 best = min(legal, key=lambda a: (means[a], a))
                 own = base.act(obs)
