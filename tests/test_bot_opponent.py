@@ -69,6 +69,28 @@ def test_a_seeded_bot_opponent_chooses_alike_however_the_rows_are_split(spec):
         assert bot.act(table.observation(table.current_player)) == action
 
 
+def test_a_bot_opponent_in_worker_processes_chooses_what_one_process_chooses():
+    """``workers=2``: the rows' decisions go to two spawned processes, each with its own bot, and come back
+    in the rows' order, the same actions as in this process; ``close()`` stops them, a later call starts
+    new ones."""
+    spec = "guard:base=ppo-robust,worlds=4"
+    engine = ReferenceVecHearts(RULES, 7, seed=4)
+    _advance(engine, 23, random.Random(2))
+    alone = _act(BotOpponent(spec, [RULES]), engine, list(range(7)))
+    spread = BotOpponent(spec, [RULES], workers=2)
+    try:
+        assert _act(spread, engine, list(range(7))) == alone
+        assert spread._pool is not None
+        spread.close()
+        assert spread._pool is None
+        _advance(engine, 9, random.Random(3))
+        assert _act(spread, engine, [6, 0, 3]) == _act(BotOpponent(spec, [RULES]), engine, [6, 0, 3])
+    finally:
+        spread.close()
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        BotOpponent(spec, [RULES], workers=0)
+
+
 def test_decision_seeds_differ_by_deal_seat_and_moment():
     seeds = {decision_seed(d, s, k) for d in (0, 1, 2**62) for s in range(4) for k in (0, 1, 51)}
     assert len(seeds) == 3 * 4 * 3 and all(0 <= x < 2**64 for x in seeds)
@@ -113,7 +135,8 @@ def test_the_best_response_trains_each_kind_of_target_where_it_can_play():
 def test_training_against_a_bot_plays_every_opponent_decision_through_it_and_resumes_exactly(tmp_path, monkeypatch):
     """``pool = ["bot:guard:base=ppo-robust,worlds=4"]`` on the reference engine, no self-play: every
     opponent decision is the guard's; a run killed after its second checkpoint and resumed ends with the
-    uninterrupted run's weights, bit for bit."""
+    uninterrupted run's weights, bit for bit, though the killed run played the guard in two worker
+    processes (``bot_workers=2``) and the uninterrupted one in its own."""
     spec = "bot:guard:base=ppo-robust,worlds=4"
     settings = {
         "engine": "reference",
@@ -129,7 +152,7 @@ def test_training_against_a_bot_plays_every_opponent_decision_through_it_and_res
     assert made[spec].decisions == final["decisions"] - final["learner_decisions"] > 0
     monkeypatch.setattr(ppo, "pool_opponent", real)
 
-    run_b = _crash_then_resume(_tiny_args(tmp_path / "b", **settings), monkeypatch)
+    run_b = _crash_then_resume(_tiny_args(tmp_path / "b", **settings, bot_workers=2), monkeypatch)
     a = torch.load(tmp_path / "a" / "runs" / "tiny" / "checkpoint.pt", weights_only=True)
     b = torch.load(run_b / "checkpoint.pt", weights_only=True)
     assert a["update"] == b["update"] == 3
@@ -170,3 +193,51 @@ def test_a_tiny_learned_best_response_to_the_moon_guard_trains_on_the_reference_
         assert row["training"]["decisions"] == 2048
         assert row["gain"]["mean"] == pytest.approx(row["opponent_points"]["mean"] - row["points"]["mean"], abs=1e-5)
     assert "Learned best response: PPO for 2,048 decisions" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_a_best_response_kept_in_a_directory_continues_after_a_kill_and_is_not_trained_twice(tmp_path, monkeypatch):
+    """``runs_dir`` (``--learned-dir``): a call killed after the target run's second checkpoint, called
+    again, continues that run and reports what an uninterrupted call reports; a third call trains nothing
+    (no checkpoint written) and gives the same figures; another budget on the same directory is refused."""
+    tiny = {"num_envs": 16, "num_steps": 64, "hidden": [32], "imitation_samples": 0, "eval_deals": 4}
+    for key, value in tiny.items():
+        monkeypatch.setitem(best_response.BEST_RESPONSE_SETTINGS, key, value)
+    budget = 16 * 64 * 3
+
+    def call(runs_dir):
+        report = best_response.learned_best_response(
+            "duck", "standard", budget, seed=1, deals=2, runs_dir=runs_dir, progress=False
+        )
+        report.pop("seconds", None)
+        for key in ("against_target", "against_baseline"):
+            for field in ("seconds", "ppo_seconds", "continued"):
+                report[key]["training"].pop(field)
+        return report
+
+    whole = call(tmp_path / "whole")
+    real_save = ppo.save_checkpoint
+    saves: list[int] = []
+
+    def save_then_die(*a, **kw):
+        real_save(*a, **kw)
+        saves.append(1)
+        if len(saves) == 2:
+            raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(ppo, "save_checkpoint", save_then_die)
+    kept = tmp_path / "kept"
+    with pytest.raises(KeyboardInterrupt):
+        call(kept)
+    monkeypatch.setattr(ppo, "save_checkpoint", real_save)
+    first = torch.load(kept / "runs" / "best-response-to-duck" / "checkpoint.pt", weights_only=True)
+    assert first["update"] == 2  # killed part way
+    assert call(kept) == whole
+
+    def no_save(*a, **kw):
+        raise AssertionError("a finished best response trained again")
+
+    monkeypatch.setattr(ppo, "save_checkpoint", no_save)
+    assert call(kept) == whole
+    with pytest.raises(ValueError, match=f"--learned 6144: .* holds a best response of {budget:,} decisions"):
+        best_response.learned_best_response("duck", "standard", 6144, seed=1, deals=2, runs_dir=kept, progress=False)

@@ -292,6 +292,8 @@ def test_the_command_prints_the_table_and_writes_the_same_figures_as_json(tmp_pa
         ),
         (["ppo-standard", "--robustness", "--write-card"], "--write-card: ppo-standard is not a model directory"),
         (["ppo-standard", "--learned-start", "moon-late"], "--learned-start needs --robustness"),
+        (["ppo-standard", "--learned-dir", "br"], "--learned-dir needs --robustness"),
+        (["ppo-standard", "--robustness", "--learned-dir", "br"], "--learned-dir needs --learned"),
         (["ppo-standard", "--robustness", "--learned-start", "moon-late"], "--learned-start needs --learned"),
         (
             ["ppo-standard", "--robustness", "--learned", "9", "--learned-start", "nobody"],

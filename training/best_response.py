@@ -23,8 +23,12 @@ a heuristic start does not become within these budgets. ``BEST_RESPONSE_SETTINGS
 settings (those of ``configs/train/standard.toml``, at a larger learning rate for short budgets); ``settings``
 overrides any of them.
 
-Runs go to a temporary directory (removed afterwards unless ``runs_dir`` is given); ``progress``
-shows each run's bar and says on stderr which stage is running.
+Runs go to a temporary directory, removed afterwards, unless ``runs_dir`` is given (``--learned-dir``):
+there each run checkpoints after every update, and a call that finds a run's checkpoint continues it
+(``ppo.train``'s resume: the same settings, or a refusal naming the one that differs), so a budget of hours
+against a search bot survives a kill, and a finished run is evaluated without training again. ``workers``
+plays the evaluation's games in that many processes and, against a bot, the bot's decisions in training
+(``Args.bot_workers``). ``progress`` shows each run's bar and says on stderr which stage is running.
 
     report = learned_best_response("ppo-standard", "standard", decisions=1_000_000)
 
@@ -49,6 +53,7 @@ from hearts_env.tournament.robustness import gain_samples
 from hearts_env.tournament.stats import mean_interval
 
 from . import ppo
+from .checkpoint import load_checkpoint
 from .export import export_checkpoint
 from .opponents import BOT_PREFIX, MODEL_PREFIX, uses_bots
 
@@ -68,7 +73,7 @@ BEST_RESPONSE_SETTINGS: dict[str, Any] = {
     "target_kl": 0.03,
     "eval_every": 0,
     "eval_deals": 256,
-    "checkpoint_every": 1_000_000,
+    "checkpoint_every": 1,
 }
 
 
@@ -96,6 +101,17 @@ def _interval(samples: Any) -> dict[str, float]:
 
 def _plain_name(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", label).strip("-") or "opponent"
+
+
+def _check_budget(run_dir: Path, decisions: int) -> None:
+    """Refuse to continue a run of another budget: its learning rate anneals over its own length, so
+    stretching it would not train what a fresh run of ``decisions`` trains."""
+    before = load_checkpoint(run_dir / "checkpoint.pt", restore_rng=False)["args"].get("total_decisions")
+    if before != decisions:
+        raise ValueError(
+            f"--learned {decisions}: {run_dir} holds a best response of {before:,} decisions; "
+            "use that budget, or another --learned-dir"
+        )
 
 
 def learned_best_response(
@@ -151,10 +167,17 @@ def learned_best_response(
                     "selfplay_fraction": 0.0,
                     "export_name": "",
                     "progress": progress,
+                    "bot_workers": workers,
                 }
             )
+            run_dir = root / "runs" / name
+            resume = run_dir if runs_dir is not None and (run_dir / "checkpoint.pt").is_file() else None
+            if resume is not None:
+                _check_budget(run_dir, decisions)
+                if progress:
+                    print(f"learned best response: continuing {run_dir}", file=sys.stderr, flush=True)
             begin = time.perf_counter()
-            final = ppo.train(args, overwrite=runs_dir is not None)
+            final = ppo.train(args, resume=resume, overwrite=runs_dir is not None and resume is None)
             seconds = time.perf_counter() - begin
             model = export_checkpoint(Path(final["run_dir"]), name, models_dir=root / "models", overwrite=True)
             if progress:
@@ -174,7 +197,9 @@ def learned_best_response(
                     "decisions": final.get("decisions"),
                     "learner_decisions": final.get("learner_decisions"),
                     "updates": final.get("update"),
-                    "seconds": round(seconds, 1),
+                    "seconds": round(seconds, 1),  # this call's (a continued run: since it continued)
+                    "ppo_seconds": round(final.get("decisions", 0) / max(final.get("decisions_per_s", 0), 1e-9), 1),
+                    "continued": resume is not None,
                     "engine": run_engine(kinds[opponent], chosen),
                 },
                 "gain_samples": gain,

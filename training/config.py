@@ -7,7 +7,7 @@ command line (``--num-envs 512``). The launch flags ``--config``, ``--resume``, 
 ``--json`` say how to start, not what to train, so they are not ``Args`` fields (nor checkpointed).
 
 A resumed run continues the same training: only ``RESUMABLE`` settings may differ from the
-checkpoint's (the length of the run, evaluation, checkpoints, export, progress, threads); any other
+checkpoint's (the length of the run, evaluation, checkpoints, export, progress, threads, bot workers); any other
 change is refused with the option named, since it would silently train something else.
 """
 
@@ -87,6 +87,9 @@ class Args:
     """batched (torch, any device) or reference (the reference engine on many tables; CPU)"""
     threads: int = 0
     """torch CPU threads (0: torch's default)"""
+    bot_workers: int = 1
+    """processes that play a bot: opponent's decisions (1: this process; a search bot or the guard's critic
+    costs tens of milliseconds a decision, so a run against one goes about as many times faster as cores)"""
     # network
     network: str = "mlp"
     """mlp (baseline) or cardset (shared card embeddings)"""
@@ -186,6 +189,7 @@ RESUMABLE = (
     "export_name",
     "progress",
     "threads",
+    "bot_workers",
 )
 
 FIELDS = tuple(f.name for f in dataclasses.fields(Args))
@@ -348,6 +352,7 @@ _AT_LEAST_ONE = (
     "max_snapshots",
     "checkpoint_every",
     "eval_deals",
+    "bot_workers",
 )
 _AT_LEAST_ZERO = ("total_decisions", "imitation_samples", "eval_every", "threads", "pool_priority", "moon_teacher")
 

@@ -16,7 +16,10 @@ observations and masks.
   needs the reference engine (``engine = "reference"``), whose tables are reference-engine games; the
   search bots and the moon guard have no batched twin. Before each decision the bot is reset with a
   seed drawn from the table's deal seed, the seat and the actions played so far, so its choices do
-  not depend on how rows are split or on where a run was resumed.
+  not depend on how rows are split or on where a run was resumed. With ``workers`` > 1 (``Args.bot_workers``)
+  the rows' decisions go to that many worker processes, each holding its own copy of the bot: a search bot or
+  the guard's critic costs tens of milliseconds a decision, so a run against one is bound by them, and the
+  seeds make the choices the same as in one process. ``close()`` stops the workers.
 
 ``pool_opponent(kind, rules, device, num_players)`` builds the opponent of a model or scripted kind;
 ``pool_kinds`` and ``pool_problem`` are what ``check_args`` validates a pool with.
@@ -27,6 +30,7 @@ run draws the same actions however the rows are split between opponents.
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -97,12 +101,15 @@ def pool_problem(pool: Sequence[str], rules_list: Sequence[Rules]) -> str | None
     return None
 
 
-def pool_opponent(kind: str, rules_list: Sequence[Rules], device: torch.device, num_players: int) -> BatchPolicy:
-    """The opponent of a ``model:<path>`` or scripted pool kind (the built-in kinds live in the rollout)."""
+def pool_opponent(
+    kind: str, rules_list: Sequence[Rules], device: torch.device, num_players: int, bot_workers: int = 1
+) -> BatchPolicy:
+    """The opponent of a ``model:<path>``, ``bot:<spec>`` or scripted pool kind (the built-in kinds live in
+    the rollout); a bot's decisions go to ``bot_workers`` processes."""
     if kind.startswith(MODEL_PREFIX):
         return NetworkOpponent.exported(kind[len(MODEL_PREFIX) :], rules_list, device, num_players)
     if kind.startswith(BOT_PREFIX):
-        return BotOpponent(kind[len(BOT_PREFIX) :], rules_list)
+        return BotOpponent(kind[len(BOT_PREFIX) :], rules_list, bot_workers)
     return scripted_adversaries()[kind]()
 
 
@@ -118,16 +125,40 @@ def decision_seed(deal_seed: int, seat: int, played: int) -> int:
     return int(mixed[0]) << 32 | int(mixed[1])
 
 
+_WORKER_BOT: Any = None  # the bot of a BotOpponent's worker process
+
+
+def _bot_worker_init(spec: str, rules_data: dict[str, Any]) -> None:
+    global _WORKER_BOT
+    _WORKER_BOT = make_bot(spec, Rules.from_dict(rules_data))
+
+
+def _bot_worker_act(items: list[tuple[int, dict[str, Any]]]) -> list[int]:
+    """The worker's bot's choice for each (decision seed, observation)."""
+    return [_seeded_choice(_WORKER_BOT, seed, obs) for seed, obs in items]
+
+
+def _seeded_choice(bot: Any, seed: int, obs: dict[str, Any]) -> int:
+    reset = getattr(bot, "reset", None)
+    if reset is not None:
+        reset(seed)
+    return int(bot.act(obs))
+
+
 class BotOpponent:
     """Any bot of ``make_bot`` as an opponent on the reference engine (pool kind ``bot:<spec>``): each
-    row's seat to move is asked with its own observation dict, as a tournament asks it."""
+    row's seat to move is asked with its own observation dict, as a tournament asks it; with ``workers``
+    > 1, in that many worker processes (started at the first call; ``close()`` stops them)."""
 
-    def __init__(self, spec: str, rules_list: Sequence[Rules]) -> None:
+    def __init__(self, spec: str, rules_list: Sequence[Rules], workers: int = 1) -> None:
         if len(rules_list) != 1:
             raise ValueError(f"{BOT_PREFIX}{spec}: a bot opponent plays one rule set (engine reference)")
-        self.bot = make_bot(spec, rules_list[0])
+        if workers < 1:
+            raise ValueError(f"{BOT_PREFIX}{spec}: workers must be at least 1, got {workers}")
+        self.bot = make_bot(spec, rules_list[0])  # here too: a bad spec fails now, with its reason
         self.name = f"{BOT_PREFIX}{spec}"
-        self._reset = getattr(self.bot, "reset", None)
+        self.spec, self.rules, self.workers = spec, rules_list[0], workers
+        self._pool: Any = None
 
     def act(
         self,
@@ -142,14 +173,30 @@ class BotOpponent:
         tables = getattr(engine, "tables", None)
         if tables is None:
             raise ValueError(f"{self.name}: a bot opponent needs engine = reference (the reference engine's tables)")
-        actions = []
+        items = []
         for row in rows.tolist():
             table = tables[row]
             seat = table.current_player
-            if self._reset is not None:
-                self._reset(decision_seed(engine.seeds[row], seat, len(table.deal.actions)))
-            actions.append(int(self.bot.act(table.observation(seat))))
+            items.append((decision_seed(engine.seeds[row], seat, len(table.deal.actions)), table.observation(seat)))
+        if self.workers > 1 and len(items) > 1:
+            if self._pool is None:
+                context = multiprocessing.get_context("spawn")  # torch in this process: no fork
+                self._pool = context.Pool(
+                    self.workers, initializer=_bot_worker_init, initargs=(self.spec, self.rules.to_dict())
+                )
+            size = max(1, len(items) // (4 * self.workers))
+            chunks = [items[i : i + size] for i in range(0, len(items), size)]
+            actions = [a for chunk in self._pool.map(_bot_worker_act, chunks) for a in chunk]
+        else:
+            actions = [_seeded_choice(self.bot, seed, o) for seed, o in items]
         return torch.as_tensor(actions, dtype=torch.int64, device=mask.device)
+
+    def close(self) -> None:
+        """Stop the worker processes (a no-op without them); a later ``act`` starts new ones."""
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
 
 
 class RandomOpponent:

@@ -407,235 +407,243 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     heuristic = HeuristicPolicy()
     random_opponent = RandomOpponent()
     # frozen exported models (model:<path>) and scripted adversaries (moon, ...): built once, fixed all run
-    fixed = {kind: pool_opponent(kind, all_rules, device, n) for kind in kinds if kind not in BUILTIN_KINDS}
+    fixed = {
+        kind: pool_opponent(kind, all_rules, device, n, args.bot_workers) for kind in kinds if kind not in BUILTIN_KINDS
+    }
     # PFSP: the learner's recent win rate per kind (kept in the metrics history, so a resumed run continues it)
     win_rate = {kind: float(history[-1].get(f"pool/win/{kind}", 0.5)) if history else 0.5 for kind in kinds}
 
-    while update < num_updates:
-        start = time.perf_counter()
-        if args.anneal_lr:
-            optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - update / num_updates)
-        # ---- seat roles for this rollout: which seats learn, and who plays the others
-        learner = torch.zeros(B, n, dtype=torch.bool, device=device)
-        selfplay = torch.as_tensor(table_rng.random(B) < args.selfplay_fraction, device=device)
-        learner[selfplay] = True
-        solo_seat = torch.as_tensor(table_rng.integers(0, n, B), device=device)
-        learner[rows, solo_seat] = True
-        draw = weights if args.pool_priority == 0 else prioritised(weights, kinds, win_rate, args.pool_priority)
-        kind_of_table = torch.as_tensor(table_rng.choice(len(kinds), size=B, p=draw), device=device)
-        snap_of_table = torch.as_tensor(table_rng.integers(0, max(1, len(snapshots)), B), device=device)
-        if args.exploiter_fraction > 0:  # turned-around tables: the opponent alone among learners
-            lone = ~selfplay & torch.as_tensor(table_rng.random(B) < args.exploiter_fraction, device=device)
-            learner[lone] = True
-            learner[rows[lone], torch.as_tensor(table_rng.integers(0, n, B), device=device)[lone]] = False
-        wins = torch.zeros(len(kinds), device=device)  # learner results per pool kind in this rollout
-        games = torch.zeros(len(kinds), device=device)
-        if len(frozen) != len(snapshots) or any(f.weights is not w for f, w in zip(frozen, snapshots, strict=True)):
-            frozen = [NetworkOpponent.frozen(network.config, w, device, i, n) for i, w in enumerate(snapshots)]
+    try:
+        while update < num_updates:
+            start = time.perf_counter()
+            if args.anneal_lr:
+                optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - update / num_updates)
+            # ---- seat roles for this rollout: which seats learn, and who plays the others
+            learner = torch.zeros(B, n, dtype=torch.bool, device=device)
+            selfplay = torch.as_tensor(table_rng.random(B) < args.selfplay_fraction, device=device)
+            learner[selfplay] = True
+            solo_seat = torch.as_tensor(table_rng.integers(0, n, B), device=device)
+            learner[rows, solo_seat] = True
+            draw = weights if args.pool_priority == 0 else prioritised(weights, kinds, win_rate, args.pool_priority)
+            kind_of_table = torch.as_tensor(table_rng.choice(len(kinds), size=B, p=draw), device=device)
+            snap_of_table = torch.as_tensor(table_rng.integers(0, max(1, len(snapshots)), B), device=device)
+            if args.exploiter_fraction > 0:  # turned-around tables: the opponent alone among learners
+                lone = ~selfplay & torch.as_tensor(table_rng.random(B) < args.exploiter_fraction, device=device)
+                learner[lone] = True
+                learner[rows[lone], torch.as_tensor(table_rng.integers(0, n, B), device=device)[lone]] = False
+            wins = torch.zeros(len(kinds), device=device)  # learner results per pool kind in this rollout
+            games = torch.zeros(len(kinds), device=device)
+            if len(frozen) != len(snapshots) or any(f.weights is not w for f, w in zip(frozen, snapshots, strict=True)):
+                frozen = [NetworkOpponent.frozen(network.config, w, device, i, n) for i, w in enumerate(snapshots)]
 
-        last_step = torch.full((B, n), -1, dtype=torch.int64, device=device)
-        deal_start = torch.zeros(B, dtype=torch.int64, device=device)  # the first step of each row's deal here
-        next_buf.fill_(-1)
-        term_buf.zero_()
-        rew_buf.zero_()
-        network.eval()
-        with torch.no_grad():
-            for t in range(T):
-                obs = network.select_inputs(engine.observe(out=full_obs), out=obs_buf[t])
-                mask = engine.legal_mask()
-                mask_buf[t] = mask
-                current = engine.current_player
-                is_learner = learner[rows, current]
-                learn_buf[t] = is_learner
-                actions = torch.zeros(B, dtype=torch.int64, device=device)
-                sampled = torch.zeros(B, dtype=torch.int64, device=device)
-                logp_buf[t] = 0.0
-                val_buf[t] = 0.0
-                if bool(is_learner.any()):  # the network runs on the learner rows only
-                    logits, value = network(obs[is_learner])
-                    lmask = mask[is_learner]
-                    chosen = sample_actions(logits, lmask, sampler)
-                    logp = masked_log_probs(logits, lmask)
-                    sampled[is_learner] = chosen
-                    logp_buf[t, is_learner] = logp.gather(1, chosen.unsqueeze(1)).squeeze(1)
-                    val_buf[t, is_learner] = value
-                if args.moon_teacher > 0:  # the heuristic bot's move where it sees a moon attempt
-                    taught = is_learner & moon_threat(full_obs)
-                    teach_buf[t] = -1
-                    if bool(taught.any()):
-                        teach_buf[t, taught] = engine.heuristic_actions(rows[taught])
-                others = ~is_learner
-                if bool(others.any()):
-                    for k, kind in enumerate(kinds):
-                        sel = others & (kind_of_table == k)
-                        if not bool(sel.any()):
-                            continue
-                        if kind == "snapshot" and frozen:
-                            for s, opp in enumerate(frozen):
-                                sub = sel & (snap_of_table == s)
-                                if bool(sub.any()):
-                                    actions[sub] = opp.act(engine, rows[sub], obs[sub], mask[sub], sampler)
-                        elif kind == "heuristic":
-                            actions[sel] = heuristic.act(engine, rows[sel], full_obs[sel], mask[sel])
-                        elif kind in fixed:  # they read the full observation, through their own inputs
-                            actions[sel] = fixed[kind].act(engine, rows[sel], full_obs[sel], mask[sel], sampler)
-                        else:  # random, or a snapshot before the first snapshot exists
-                            actions[sel] = random_opponent.act(engine, rows[sel], obs[sel], mask[sel], sampler)
-                act_buf[t] = torch.where(is_learner, sampled, actions)
-                # link this decision to the same seat's previous one at this table
-                prev = last_step[rows, current]
-                link = is_learner & (prev >= 0)
-                next_buf[prev[link], rows[link]] = t
-                last_step[rows[is_learner], current[is_learner]] = t
-                result = engine.step(act_buf[t])
-                decisions += B
-                learner_decisions += int(is_learner.sum())
-                if bool(result.done.any()):
-                    done_rows = rows[result.done]
-                    final = relative_rewards(result.rewards) if args.relative_reward else result.rewards
-                    for seat in range(n):
-                        step_of = last_step[done_rows, seat]
-                        has = step_of >= 0
-                        r, s = done_rows[has], step_of[has]
-                        term_buf[s, r] = True
-                        rew_buf[s, r] = final[r, seat] * reward_scale[r]
-                    last_step[done_rows] = -1
-                    if args.moon_teacher > 0 and args.moon_teacher_hindsight:  # labels stand in moon deals only
-                        moon = moon_shot(result.scores[done_rows], moon_values[done_rows])
-                        drop_calm_labels(teach_buf, deal_start, t, done_rows, moon)
-                    # a win: the learner seats' mean reward above the other seats' (ties count half)
-                    mixed = done_rows[~selfplay[done_rows]]
-                    if args.pool_priority > 0 and mixed.numel():
-                        seats = learner[mixed].float()
-                        rewards = result.rewards[mixed]
-                        mine = (rewards * seats).sum(1) / seats.sum(1)
-                        theirs = (rewards * (1 - seats)).sum(1) / (1 - seats).sum(1).clamp(min=1)
-                        outcome = (mine > theirs).float() + 0.5 * (mine == theirs).float()
-                        wins.index_add_(0, kind_of_table[mixed], outcome)
-                        games.index_add_(0, kind_of_table[mixed], torch.ones_like(outcome))
-
-        if args.moon_teacher > 0 and args.moon_teacher_hindsight:  # deals still in play: no outcome, no label
-            teach_buf.masked_fill_(torch.arange(T, device=device).unsqueeze(1) >= deal_start.unsqueeze(0), -1)
-        rollout_s = time.perf_counter() - start
-        advantages, valid = compute_advantages(val_buf, rew_buf, term_buf, next_buf, args.gamma, args.gae_lambda)
-        sample = learn_buf & valid
-        returns = advantages + val_buf
-        b_obs, b_mask, b_act = obs_buf[sample], mask_buf[sample], act_buf[sample]
-        b_teach = teach_buf[sample] if args.moon_teacher > 0 else teach_buf[:0, 0]  # the labels, with the teacher on
-        b_logp, b_adv, b_ret, b_val = logp_buf[sample], advantages[sample], returns[sample], val_buf[sample]
-        # ---- PPO epochs
-        network.train()
-        count = b_obs.shape[0]
-        stats: dict[str, list[float]] = {
-            k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
-        }
-        if args.moon_teacher > 0:
-            stats.update(teacher_loss=[], teacher_agreement=[], teacher_share=[])
-        stop = False
-        for _ in range(args.update_epochs):
-            order = torch.randperm(count, device=device, generator=sampler)
-            for begin in range(0, count, args.minibatch_size):
-                idx = order[begin : begin + args.minibatch_size]
-                new_logp, entropy, value = evaluate_actions(network, b_obs[idx], b_mask[idx], b_act[idx])
-                log_ratio = new_logp - b_logp[idx]
-                ratio = log_ratio.exp()
-                adv = b_adv[idx]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
-                v_loss = 0.5 * ((value - b_ret[idx]) ** 2).mean()
-                loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
-                if args.moon_teacher > 0:  # kickstarting on the moon-threat states only
-                    teach = b_teach[idx]
-                    taught = teach >= 0
-                    stats["teacher_share"].append(float(taught.float().mean()))
-                    if bool(taught.any()):
-                        logits, _ = network(b_obs[idx][taught])
-                        t_logp = masked_log_probs(logits, b_mask[idx][taught]).gather(1, teach[taught].unsqueeze(1))
-                        teacher_loss = -t_logp.mean()  # per taught decision, as logged
-                        # weighed per decision of the minibatch, as the PPO terms are: a mean over the few
-                        # taught decisions alone would weigh each of them ~50 times a PPO sample
-                        loss = loss + args.moon_teacher * teacher_loss * (t_logp.numel() / idx.numel())
-                        stats["teacher_loss"].append(float(teacher_loss.detach()))
-                        agreement = greedy_actions(logits.detach(), b_mask[idx][taught]) == teach[taught]
-                        stats["teacher_agreement"].append(float(agreement.float().mean()))
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
-                optimizer.step()
-                with torch.no_grad():
-                    kl = ((ratio - 1) - log_ratio).mean()
-                    stats["policy_loss"].append(float(pg_loss))
-                    stats["value_loss"].append(float(v_loss))
-                    stats["entropy"].append(float(entropy.mean()))
-                    stats["approx_kl"].append(float(kl))
-                    stats["clipfrac"].append(float(((ratio - 1).abs() > args.clip_coef).float().mean()))
-                if args.target_kl and float(kl) > args.target_kl:
-                    stop = True
-                    break
-            if stop:
-                break
-        update += 1
-        elapsed += time.perf_counter() - start
-        var_y = b_ret.var()
-        explained = float(1 - (b_ret - b_val).var() / var_y) if count > 1 and var_y > 0 else float("nan")
-        metrics: dict[str, Any] = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
-        metrics.update(
-            update=update,
-            decisions=decisions,
-            learner_decisions=learner_decisions,
-            samples=count,
-            decisions_per_s=decisions / max(elapsed, 1e-9),
-            rollout_s=rollout_s,
-            update_s=time.perf_counter() - start - rollout_s,
-            explained_variance=explained,
-            learning_rate=optimizer.param_groups[0]["lr"],
-        )
-        if args.pool_priority > 0:
-            for k, kind in enumerate(kinds):
-                if float(games[k]) > 0:  # a running mean over recent rollouts
-                    win_rate[kind] += 0.2 * (float(wins[k] / games[k]) - win_rate[kind])
-                metrics[f"pool/win/{kind}"] = win_rate[kind]
-                metrics[f"pool/weight/{kind}"] = float(draw[k])
-        if update % args.snapshot_every == 0:
-            snapshots.append({k: v.detach().clone() for k, v in network.state_dict().items()})
-            snapshots = snapshots[-args.max_snapshots :]
-        if (args.eval_every and update % args.eval_every == 0) or update == num_updates:
+            last_step = torch.full((B, n), -1, dtype=torch.int64, device=device)
+            deal_start = torch.zeros(B, dtype=torch.int64, device=device)  # the first step of each row's deal here
+            next_buf.fill_(-1)
+            term_buf.zero_()
+            rew_buf.zero_()
             network.eval()
-            for opponent in ("random", "heuristic"):
-                # one rule set: eval/<opponent>/...; several: eval/<rules>/<opponent>/... and their mean
-                results = {
-                    Path(name).stem: evaluate_against(
-                        network, r, opponent, args.eval_deals, args.device, 10_000 + update, args.engine
-                    )
-                    for name, r in zip([args.rules, *args.more_rules], all_rules, strict=True)
-                }
-                for name, result in results.items():
-                    for key, value in result.items():
-                        if len(results) > 1:
-                            metrics[f"eval/{name}/{opponent}/{key}"] = value
-                for key in ("points", "opponent_points"):
-                    metrics[f"eval/{opponent}/{key}"] = float(np.mean([r[key] for r in results.values()]))
-                metrics[f"eval/{opponent}/points_se"] = math.sqrt(
-                    sum(r["points_se"] ** 2 for r in results.values())
-                ) / len(results)
-            for adversary in args.eval_adversaries:  # moon defence: the adversary alone among learners
-                found = [
-                    evaluate_exploitation(
-                        network, r, adversary, args.eval_deals, args.device, 20_000 + update, args.engine
-                    )
-                    for r in all_rules
-                ]
-                for key in ("gain", "points", "learner_points", "moons"):
-                    metrics[f"eval/{adversary}/{key}"] = float(np.mean([f[key] for f in found]))
-                metrics[f"eval/{adversary}/gain_se"] = math.sqrt(sum(f["gain_se"] ** 2 for f in found)) / len(found)
-        for key, value in metrics.items():
-            if isinstance(value, float | int) and key != "update":
-                writer.add_scalar(key if "/" in key else f"train/{key}", value, decisions)
-        history.append(metrics)
-        log(metrics)
-        progress.update(metrics)
-        if update % args.checkpoint_every == 0 or update == num_updates:
-            checkpoint()
+            with torch.no_grad():
+                for t in range(T):
+                    obs = network.select_inputs(engine.observe(out=full_obs), out=obs_buf[t])
+                    mask = engine.legal_mask()
+                    mask_buf[t] = mask
+                    current = engine.current_player
+                    is_learner = learner[rows, current]
+                    learn_buf[t] = is_learner
+                    actions = torch.zeros(B, dtype=torch.int64, device=device)
+                    sampled = torch.zeros(B, dtype=torch.int64, device=device)
+                    logp_buf[t] = 0.0
+                    val_buf[t] = 0.0
+                    if bool(is_learner.any()):  # the network runs on the learner rows only
+                        logits, value = network(obs[is_learner])
+                        lmask = mask[is_learner]
+                        chosen = sample_actions(logits, lmask, sampler)
+                        logp = masked_log_probs(logits, lmask)
+                        sampled[is_learner] = chosen
+                        logp_buf[t, is_learner] = logp.gather(1, chosen.unsqueeze(1)).squeeze(1)
+                        val_buf[t, is_learner] = value
+                    if args.moon_teacher > 0:  # the heuristic bot's move where it sees a moon attempt
+                        taught = is_learner & moon_threat(full_obs)
+                        teach_buf[t] = -1
+                        if bool(taught.any()):
+                            teach_buf[t, taught] = engine.heuristic_actions(rows[taught])
+                    others = ~is_learner
+                    if bool(others.any()):
+                        for k, kind in enumerate(kinds):
+                            sel = others & (kind_of_table == k)
+                            if not bool(sel.any()):
+                                continue
+                            if kind == "snapshot" and frozen:
+                                for s, opp in enumerate(frozen):
+                                    sub = sel & (snap_of_table == s)
+                                    if bool(sub.any()):
+                                        actions[sub] = opp.act(engine, rows[sub], obs[sub], mask[sub], sampler)
+                            elif kind == "heuristic":
+                                actions[sel] = heuristic.act(engine, rows[sel], full_obs[sel], mask[sel])
+                            elif kind in fixed:  # they read the full observation, through their own inputs
+                                actions[sel] = fixed[kind].act(engine, rows[sel], full_obs[sel], mask[sel], sampler)
+                            else:  # random, or a snapshot before the first snapshot exists
+                                actions[sel] = random_opponent.act(engine, rows[sel], obs[sel], mask[sel], sampler)
+                    act_buf[t] = torch.where(is_learner, sampled, actions)
+                    # link this decision to the same seat's previous one at this table
+                    prev = last_step[rows, current]
+                    link = is_learner & (prev >= 0)
+                    next_buf[prev[link], rows[link]] = t
+                    last_step[rows[is_learner], current[is_learner]] = t
+                    result = engine.step(act_buf[t])
+                    decisions += B
+                    learner_decisions += int(is_learner.sum())
+                    if bool(result.done.any()):
+                        done_rows = rows[result.done]
+                        final = relative_rewards(result.rewards) if args.relative_reward else result.rewards
+                        for seat in range(n):
+                            step_of = last_step[done_rows, seat]
+                            has = step_of >= 0
+                            r, s = done_rows[has], step_of[has]
+                            term_buf[s, r] = True
+                            rew_buf[s, r] = final[r, seat] * reward_scale[r]
+                        last_step[done_rows] = -1
+                        if args.moon_teacher > 0 and args.moon_teacher_hindsight:  # labels stand in moon deals only
+                            moon = moon_shot(result.scores[done_rows], moon_values[done_rows])
+                            drop_calm_labels(teach_buf, deal_start, t, done_rows, moon)
+                        # a win: the learner seats' mean reward above the other seats' (ties count half)
+                        mixed = done_rows[~selfplay[done_rows]]
+                        if args.pool_priority > 0 and mixed.numel():
+                            seats = learner[mixed].float()
+                            rewards = result.rewards[mixed]
+                            mine = (rewards * seats).sum(1) / seats.sum(1)
+                            theirs = (rewards * (1 - seats)).sum(1) / (1 - seats).sum(1).clamp(min=1)
+                            outcome = (mine > theirs).float() + 0.5 * (mine == theirs).float()
+                            wins.index_add_(0, kind_of_table[mixed], outcome)
+                            games.index_add_(0, kind_of_table[mixed], torch.ones_like(outcome))
+
+            if args.moon_teacher > 0 and args.moon_teacher_hindsight:  # deals still in play: no outcome, no label
+                teach_buf.masked_fill_(torch.arange(T, device=device).unsqueeze(1) >= deal_start.unsqueeze(0), -1)
+            rollout_s = time.perf_counter() - start
+            advantages, valid = compute_advantages(val_buf, rew_buf, term_buf, next_buf, args.gamma, args.gae_lambda)
+            sample = learn_buf & valid
+            returns = advantages + val_buf
+            b_obs, b_mask, b_act = obs_buf[sample], mask_buf[sample], act_buf[sample]
+            b_teach = teach_buf[sample] if args.moon_teacher > 0 else teach_buf[:0, 0]  # teacher labels
+            b_logp, b_adv, b_ret, b_val = logp_buf[sample], advantages[sample], returns[sample], val_buf[sample]
+            # ---- PPO epochs
+            network.train()
+            count = b_obs.shape[0]
+            stats: dict[str, list[float]] = {
+                k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
+            }
+            if args.moon_teacher > 0:
+                stats.update(teacher_loss=[], teacher_agreement=[], teacher_share=[])
+            stop = False
+            for _ in range(args.update_epochs):
+                order = torch.randperm(count, device=device, generator=sampler)
+                for begin in range(0, count, args.minibatch_size):
+                    idx = order[begin : begin + args.minibatch_size]
+                    new_logp, entropy, value = evaluate_actions(network, b_obs[idx], b_mask[idx], b_act[idx])
+                    log_ratio = new_logp - b_logp[idx]
+                    ratio = log_ratio.exp()
+                    adv = b_adv[idx]
+                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                    pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+                    v_loss = 0.5 * ((value - b_ret[idx]) ** 2).mean()
+                    loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
+                    if args.moon_teacher > 0:  # kickstarting on the moon-threat states only
+                        teach = b_teach[idx]
+                        taught = teach >= 0
+                        stats["teacher_share"].append(float(taught.float().mean()))
+                        if bool(taught.any()):
+                            logits, _ = network(b_obs[idx][taught])
+                            t_logp = masked_log_probs(logits, b_mask[idx][taught]).gather(1, teach[taught].unsqueeze(1))
+                            teacher_loss = -t_logp.mean()  # per taught decision, as logged
+                            # weighed per decision of the minibatch, as the PPO terms are: a mean over the few
+                            # taught decisions alone would weigh each of them ~50 times a PPO sample
+                            loss = loss + args.moon_teacher * teacher_loss * (t_logp.numel() / idx.numel())
+                            stats["teacher_loss"].append(float(teacher_loss.detach()))
+                            agreement = greedy_actions(logits.detach(), b_mask[idx][taught]) == teach[taught]
+                            stats["teacher_agreement"].append(float(agreement.float().mean()))
+                    optimizer.zero_grad(set_to_none=True)
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
+                    optimizer.step()
+                    with torch.no_grad():
+                        kl = ((ratio - 1) - log_ratio).mean()
+                        stats["policy_loss"].append(float(pg_loss))
+                        stats["value_loss"].append(float(v_loss))
+                        stats["entropy"].append(float(entropy.mean()))
+                        stats["approx_kl"].append(float(kl))
+                        stats["clipfrac"].append(float(((ratio - 1).abs() > args.clip_coef).float().mean()))
+                    if args.target_kl and float(kl) > args.target_kl:
+                        stop = True
+                        break
+                if stop:
+                    break
+            update += 1
+            elapsed += time.perf_counter() - start
+            var_y = b_ret.var()
+            explained = float(1 - (b_ret - b_val).var() / var_y) if count > 1 and var_y > 0 else float("nan")
+            metrics: dict[str, Any] = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
+            metrics.update(
+                update=update,
+                decisions=decisions,
+                learner_decisions=learner_decisions,
+                samples=count,
+                decisions_per_s=decisions / max(elapsed, 1e-9),
+                rollout_s=rollout_s,
+                update_s=time.perf_counter() - start - rollout_s,
+                explained_variance=explained,
+                learning_rate=optimizer.param_groups[0]["lr"],
+            )
+            if args.pool_priority > 0:
+                for k, kind in enumerate(kinds):
+                    if float(games[k]) > 0:  # a running mean over recent rollouts
+                        win_rate[kind] += 0.2 * (float(wins[k] / games[k]) - win_rate[kind])
+                    metrics[f"pool/win/{kind}"] = win_rate[kind]
+                    metrics[f"pool/weight/{kind}"] = float(draw[k])
+            if update % args.snapshot_every == 0:
+                snapshots.append({k: v.detach().clone() for k, v in network.state_dict().items()})
+                snapshots = snapshots[-args.max_snapshots :]
+            if (args.eval_every and update % args.eval_every == 0) or update == num_updates:
+                network.eval()
+                for opponent in ("random", "heuristic"):
+                    # one rule set: eval/<opponent>/...; several: eval/<rules>/<opponent>/... and their mean
+                    results = {
+                        Path(name).stem: evaluate_against(
+                            network, r, opponent, args.eval_deals, args.device, 10_000 + update, args.engine
+                        )
+                        for name, r in zip([args.rules, *args.more_rules], all_rules, strict=True)
+                    }
+                    for name, result in results.items():
+                        for key, value in result.items():
+                            if len(results) > 1:
+                                metrics[f"eval/{name}/{opponent}/{key}"] = value
+                    for key in ("points", "opponent_points"):
+                        metrics[f"eval/{opponent}/{key}"] = float(np.mean([r[key] for r in results.values()]))
+                    metrics[f"eval/{opponent}/points_se"] = math.sqrt(
+                        sum(r["points_se"] ** 2 for r in results.values())
+                    ) / len(results)
+                for adversary in args.eval_adversaries:  # moon defence: the adversary alone among learners
+                    found = [
+                        evaluate_exploitation(
+                            network, r, adversary, args.eval_deals, args.device, 20_000 + update, args.engine
+                        )
+                        for r in all_rules
+                    ]
+                    for key in ("gain", "points", "learner_points", "moons"):
+                        metrics[f"eval/{adversary}/{key}"] = float(np.mean([f[key] for f in found]))
+                    metrics[f"eval/{adversary}/gain_se"] = math.sqrt(sum(f["gain_se"] ** 2 for f in found)) / len(found)
+            for key, value in metrics.items():
+                if isinstance(value, float | int) and key != "update":
+                    writer.add_scalar(key if "/" in key else f"train/{key}", value, decisions)
+            history.append(metrics)
+            log(metrics)
+            progress.update(metrics)
+            if update % args.checkpoint_every == 0 or update == num_updates:
+                checkpoint()
+    finally:  # a bot opponent's worker processes stop with the run, however it ends
+        for opponent in fixed.values():
+            close = getattr(opponent, "close", None)
+            if close is not None:
+                close()
     progress.close()
     writer.close()
     plot_learning_curve(history, run_dir / "learning_curve.png", title=run_dir.name)

@@ -4,8 +4,9 @@
 ``hearts tournament MODEL --robustness`` is the exploitability suite instead
 (``hearts_env.tournament.robustness``): every scripted adversary at a table of three copies of MODEL
 and at a table of three heuristic bots, over the same deals. ``--learned DECISIONS`` adds the learned
-best responses (``hearts_env.training.best_response``; needs the train extra, imported only then),
-``--write-card`` writes the table into MODEL's README (``hearts_env.training.model_card``)."""
+best responses (``hearts_env.training.best_response``; needs the train extra, imported only then;
+``--learned-dir`` keeps their runs and continues one that stopped), ``--write-card`` writes the table into
+MODEL's README (``hearts_env.training.model_card``)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,14 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "(moon-late: learned exploiters that start as moon seekers)",
     )
     suite.add_argument(
+        "--learned-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep the best responses' runs in DIR (checkpointed every update): a run found there continues "
+        "where it stopped, a finished one is evaluated without training again (for budgets of hours against a "
+        "search bot or guard:...; --workers also plays that bot's training decisions in parallel)",
+    )
+    suite.add_argument(
         "--adversaries",
         nargs="+",
         metavar="LABEL",
@@ -142,6 +151,7 @@ def _robustness_problem(args: argparse.Namespace) -> str | None:
         given_flags = (
             ("--learned", args.learned is not None),
             ("--learned-start", args.learned_start != "heuristic"),
+            ("--learned-dir", args.learned_dir is not None),
             ("--write-card", args.write_card),
             ("--adversaries", args.adversaries is not None),
         )
@@ -155,6 +165,8 @@ def _robustness_problem(args: argparse.Namespace) -> str | None:
         return "--robustness plays deals, not --matches"
     if args.learned is not None and args.learned < 1:
         return f"--learned {args.learned}: the budget must be at least 1 decision"
+    if args.learned_dir is not None and args.learned is None:
+        return "--learned-dir needs --learned DECISIONS (the best responses it keeps)"
     if args.learned_start != "heuristic":
         from ..bots.scripted import ADVERSARIES
 
@@ -220,6 +232,7 @@ def _robustness_main(args: argparse.Namespace, rules: Rules, name: str, label: s
                 workers=args.workers,
                 progress=progress,
                 teacher=args.learned_start,
+                runs_dir=args.learned_dir,
             )
     except (ValueError, NotImplementedError, HeartsError, OSError) as err:
         print(error_line(name, err), file=sys.stderr)
