@@ -34,7 +34,14 @@ May import: ``hearts_env.core``, ``hearts_env.obs`` (bots read decoded observati
 """
 
 from .base import Bot, legal_actions
-from .guard import MOON_AVERSE_PENALTY, SHOOTING_OPTIONS, TRUSTING_OPTIONS, WAITING_OPTIONS, GuardedBot
+from .guard import (
+    CRITIC_OPTIONS,
+    MOON_AVERSE_PENALTY,
+    SHOOTING_OPTIONS,
+    TRUSTING_OPTIONS,
+    WAITING_OPTIONS,
+    GuardedBot,
+)
 from .heuristic import HeuristicBot
 from .make import BOT_SPECS, lineup_of, make_bot, spec_label
 from .model import ModelBot, load_bot
@@ -44,6 +51,7 @@ from .scripted import ADVERSARIES, DuckBot, HighestBot, MoonSeeker, QueenDumper,
 __all__ = [
     "ADVERSARIES",
     "BOT_SPECS",
+    "CRITIC_OPTIONS",
     "MOON_AVERSE_PENALTY",
     "SHOOTING_OPTIONS",
     "TRUSTING_OPTIONS",

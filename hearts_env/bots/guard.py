@@ -115,6 +115,9 @@ WAITING_OPTIONS = f"{TRUSTING_OPTIONS},wins=2"
 #: The waiting guard that also shoots the moon where its plans see one (README, "A guard that also shoots"): the
 #: model's own moons, which a model trained on its own points almost never tries. Offered by ``hearts serve``.
 SHOOTING_OPTIONS = f"{WAITING_OPTIONS},shoot=2"
+#: The guard that shoots, with a search critic at every play (README, "A search critic"): the model proposes,
+#: a 32-world search of the seat's own points vetoes a move it scores a point worse. Offered by ``hearts serve``.
+CRITIC_OPTIONS = f"{SHOOTING_OPTIONS},critic=1"
 
 
 class SeekerRollout(HeuristicRollout):

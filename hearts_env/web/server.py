@@ -30,7 +30,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..bots import MOON_AVERSE_PENALTY, SHOOTING_OPTIONS, TRUSTING_OPTIONS, WAITING_OPTIONS
+from ..bots import CRITIC_OPTIONS, MOON_AVERSE_PENALTY, SHOOTING_OPTIONS, TRUSTING_OPTIONS, WAITING_OPTIONS
 from ..core import PRESET_DESCRIPTIONS, PRESETS, RecordError, Rules, load_record
 from ..narrate.narrator import seat_names
 from ..nets.store import shipped_models
@@ -50,7 +50,8 @@ def bot_choices() -> list[str]:
     (``guard:base=<model>,penalty=25``), with the guard that trusts its base
     (``guard:base=<model>,margin=1,threat=0.03``), with the guard that also waits for the seeker
     (``guard:base=<model>,margin=1,threat=0.03,wins=2``), with that guard shooting the moon where it can
-    (``...,shoot=2``) and as the search's prior (``pimc:prior=<model>``)."""
+    (``...,shoot=2``), that one with a search critic at every play (``...,critic=1``) and as the search's prior
+    (``pimc:prior=<model>``)."""
     models = shipped_models()
     return [
         "heuristic",
@@ -62,6 +63,7 @@ def bot_choices() -> list[str]:
         *(f"guard:base={m},{TRUSTING_OPTIONS}" for m in models),
         *(f"guard:base={m},{WAITING_OPTIONS}" for m in models),
         *(f"guard:base={m},{SHOOTING_OPTIONS}" for m in models),
+        *(f"guard:base={m},{CRITIC_OPTIONS}" for m in models),
         *(f"pimc:prior={m}" for m in models),
     ]
 
