@@ -129,7 +129,11 @@ def learned_best_response(
     teacher: str = "heuristic",
 ) -> dict[str, Any]:
     """Best responses to ``target_spec`` and to ``baseline``, trained alike, evaluated over ``deals``
-    duplicate deals each; the dict of figures (JSON-ready; see the module docstring)."""
+    duplicate deals each; the dict of figures (JSON-ready; see the module docstring).
+
+    With ``workers`` > 1 a bot target's decisions run in spawned processes, which import the
+    calling script's main module: a script that calls this must do so under
+    ``if __name__ == "__main__":`` (the ``hearts`` CLI does)."""
     if decisions < 1:
         raise ValueError(f"--learned: the budget must be at least 1 decision, got {decisions}")
     target, base = str(target_spec), str(baseline)
