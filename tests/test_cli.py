@@ -564,7 +564,7 @@ def test_train_without_torch_names_the_extra() -> None:
 def test_model_opponents_and_the_shipped_model_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from test_evaluate import export_tiny_model
 
-    from hearts_env.bots import CRITIC_OPTIONS, SHOOTING_OPTIONS, WAITING_OPTIONS, GuardedBot
+    from hearts_env.bots import BONUS_CRITIC_OPTIONS, CRITIC_OPTIONS, SHOOTING_OPTIONS, GuardedBot
     from hearts_env.cli.play import default_opponent, split_opponents
 
     model = export_tiny_model(tmp_path / "models" / "ppo-standard")
@@ -575,15 +575,16 @@ def test_model_opponents_and_the_shipped_model_default(tmp_path: Path, monkeypat
     bot = make_bot(default, Rules.preset("standard"))
     assert isinstance(bot, GuardedBot) and bot.wins == 2 and bot.margin == 1 and bot.threat == 0.03
     assert bot.shoot == 2
-    # microsoft: the mixed model under the guard that shoots, with the search critic (measured on every row
-    # there); omnibus: under the guard that waits (the critic's learned row is not yet at the suite's budget);
-    # rules no shipped model plays: the heuristic bot
+    # microsoft: the mixed model under the guard that shoots, with the search critic; omnibus: the same with the
+    # bonus card's search (each measured on every row there); rules no shipped model plays: the heuristic bot
     mixed = export_tiny_model(tmp_path / "models" / "ppo-mixed-tuned", rules=["standard", "microsoft", "omnibus"])
     assert default_opponent(Rules.preset("standard")) == default  # the specialist comes first
     assert default_opponent(Rules.preset("microsoft")) == f"guard:base={mixed.resolve()},{CRITIC_OPTIONS}"
     critic = make_bot(default_opponent(Rules.preset("microsoft")), Rules.preset("microsoft"))
     assert isinstance(critic, GuardedBot) and critic.critique == 1 and critic.shoot == 2 and critic.wins == 2
-    assert default_opponent(Rules.preset("omnibus")) == f"guard:base={mixed.resolve()},{WAITING_OPTIONS}"
+    assert default_opponent(Rules.preset("omnibus")) == f"guard:base={mixed.resolve()},{BONUS_CRITIC_OPTIONS}"
+    bonus = make_bot(default_opponent(Rules.preset("omnibus")), Rules.preset("omnibus"))
+    assert isinstance(bonus, GuardedBot) and bonus.bonus == 1 and bonus.critique == 1 and bonus.shoot == 2
     assert default_opponent(Rules.preset("spot_hearts")) == "heuristic"
     # --opponents: commas separate bots, but a key=value after a comma is the spec's own option
     assert split_opponents(["guard:base=ppo-tuned,margin=1,threat=0.03,wins=2"]) == [

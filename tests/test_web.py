@@ -384,6 +384,7 @@ def test_options_and_uploaded_replay(app, client, tmp_path):
     assert "guard:base=ppo-tuned,margin=1,threat=0.03,wins=2" in options["bots"]
     assert "guard:base=ppo-tuned,margin=1,threat=0.03,wins=2,shoot=2" in options["bots"]  # the guard that also shoots
     assert "guard:base=ppo-mixed-tuned,margin=1,threat=0.03,wins=2,shoot=2,critic=1" in options["bots"]  # + critic
+    assert "guard:base=ppo-mixed-tuned,margin=1,threat=0.03,wins=2,shoot=2,bonus=1,critic=1" in options["bots"]
     assert {p["name"] for p in options["presets"]} >= {"standard", "omnibus", "five_player"}
     final = Player(app, client).play(new_game(client, single_deal=True))
     record = client.get(f"/api/games/{final['id']}/record").json()

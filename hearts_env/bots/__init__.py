@@ -35,6 +35,7 @@ May import: ``hearts_env.core``, ``hearts_env.obs`` (bots read decoded observati
 
 from .base import Bot, legal_actions
 from .guard import (
+    BONUS_CRITIC_OPTIONS,
     CRITIC_OPTIONS,
     MOON_AVERSE_PENALTY,
     SHOOTING_OPTIONS,
@@ -50,6 +51,7 @@ from .scripted import ADVERSARIES, DuckBot, HighestBot, MoonSeeker, QueenDumper,
 
 __all__ = [
     "ADVERSARIES",
+    "BONUS_CRITIC_OPTIONS",
     "BOT_SPECS",
     "CRITIC_OPTIONS",
     "MOON_AVERSE_PENALTY",

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bots.guard import CRITIC_OPTIONS, SHOOTING_OPTIONS, WAITING_OPTIONS
+from ..bots.guard import BONUS_CRITIC_OPTIONS, CRITIC_OPTIONS, SHOOTING_OPTIONS
 from ..bots.make import lineup_of, make_bot, spec_label
 from ..core import Deal, HeartsError, Match, Rules
 from ..core.actions import PASS_FROM_HAND, VOID_DEAL
@@ -36,7 +36,7 @@ from .options import describe_rules, rules_overrides
 DEFAULT_OPPONENTS: tuple[tuple[Path, str, tuple[str, ...]], ...] = (
     (Path("models") / "ppo-tuned", SHOOTING_OPTIONS, ()),
     (Path("models") / "ppo-mixed-tuned", CRITIC_OPTIONS, ("microsoft",)),
-    (Path("models") / "ppo-mixed-tuned", WAITING_OPTIONS, ()),
+    (Path("models") / "ppo-mixed-tuned", BONUS_CRITIC_OPTIONS, ()),
 )
 
 
@@ -44,20 +44,22 @@ def default_opponent(rules: Rules) -> str:
     """The first shipped model of ``DEFAULT_OPPONENTS`` that exists and plays these rules, under its guard, else
     ``heuristic``: ``ppo-tuned`` under the guard that waits for the seeker and shoots (``SHOOTING_OPTIONS``) on the
     standard rules, ``ppo-mixed-tuned`` under that guard with a search critic (``CRITIC_OPTIONS``) on microsoft and
-    under the guard that waits (``WAITING_OPTIONS``) on omnibus. Why these: issue 12 lets a new default in only
-    where it is better on every row of its table. On the standard rules the guard that shoots meets every row, where
-    the guard that only waits (the default before) misses the search bots' one: 2.75 points per deal to 5.18 at
-    three heuristic bots, below three ``pimc`` (paired over 1,000 sets: +0.79 [+0.47, +1.11]), every scripted
-    adversary gains less than against three heuristic bots, and so does its learned best response (-6.08 [-7.47,
-    -4.68]; that seeker shoots in 3.6% of its deals, 4.4% against the guard that only waits). On microsoft and
-    omnibus, against the heuristic bot (the default before), the guarded ``ppo-mixed-tuned`` takes fewer points at
-    three heuristic bots and at three ``pimc`` (paired: -1.43 and -0.93), and every scripted adversary and the
-    learned best response gain less against it (README, "The waiting guard on a mixed model"). On microsoft the
-    critic guard then replaced it: below three ``pimc`` (+0.61 [+0.21, +1.01] over 500 sets; the waiting guard
-    -0.19), 0.54 points per deal fewer at three heuristic bots (paired), every scripted adversary gains less than
-    against three heuristic bots, and so does the learned best response at the suite's 524k decisions (-6.99 [-9.09,
-    -4.88], 3.5% moons). On omnibus its learned row is at 131k decisions only, so the waiting guard stays (README,
-    "A search critic")."""
+    with the bonus card's search as well (``BONUS_CRITIC_OPTIONS``) on omnibus and any other rules it plays. Why
+    these: issue 12 lets a new default in only where it is better on every row of its table. On the standard rules
+    the guard that shoots meets every row, where the guard that only waits (the default before) misses the search
+    bots' one: 2.75 points per deal to 5.18 at three heuristic bots, below three ``pimc`` (paired over 1,000 sets:
+    +0.79 [+0.47, +1.11]), every scripted adversary gains less than against three heuristic bots, and so does its
+    learned best response (-6.08 [-7.47, -4.68]; that seeker shoots in 3.6% of its deals, 4.4% against the guard
+    that only waits). On microsoft and omnibus, against the heuristic bot (the default before), the guarded
+    ``ppo-mixed-tuned`` takes fewer points at three heuristic bots and at three ``pimc`` (paired: -1.43 and -0.93),
+    and every scripted adversary and the learned best response gain less against it (README, "The waiting guard on a
+    mixed model"). On microsoft the critic guard then replaced it: below three ``pimc`` (+0.61 [+0.21, +1.01] over
+    500 sets; the waiting guard -0.19), 0.54 points per deal fewer at three heuristic bots (paired), every scripted
+    adversary gains less than against three heuristic bots, and so does the learned best response at the suite's
+    524k decisions (-6.99 [-9.09, -4.88], 3.5% moons). On omnibus the critic guard with ``bonus=1`` replaced it too:
+    below three ``pimc`` (+0.57 [+0.09, +1.04] over 500 sets), 4.19 points per deal fewer at three heuristic bots
+    (paired), every scripted adversary gains less than against three heuristic bots, and so does the learned best
+    response at 524k decisions (-7.86 [-9.93, -5.79], 3.5% moons) (README, "A search critic")."""
     for name, options, presets in DEFAULT_OPPONENTS:
         if presets and not any(rules == Rules.preset(preset) for preset in presets):
             continue

@@ -30,7 +30,14 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..bots import CRITIC_OPTIONS, MOON_AVERSE_PENALTY, SHOOTING_OPTIONS, TRUSTING_OPTIONS, WAITING_OPTIONS
+from ..bots import (
+    BONUS_CRITIC_OPTIONS,
+    CRITIC_OPTIONS,
+    MOON_AVERSE_PENALTY,
+    SHOOTING_OPTIONS,
+    TRUSTING_OPTIONS,
+    WAITING_OPTIONS,
+)
 from ..core import PRESET_DESCRIPTIONS, PRESETS, RecordError, Rules, load_record
 from ..narrate.narrator import seat_names
 from ..nets.store import shipped_models
@@ -64,6 +71,7 @@ def bot_choices() -> list[str]:
         *(f"guard:base={m},{WAITING_OPTIONS}" for m in models),
         *(f"guard:base={m},{SHOOTING_OPTIONS}" for m in models),
         *(f"guard:base={m},{CRITIC_OPTIONS}" for m in models),
+        *(f"guard:base={m},{BONUS_CRITIC_OPTIONS}" for m in models),
         *(f"pimc:prior={m}" for m in models),
     ]
 
