@@ -57,21 +57,17 @@ def bot_choices() -> list[str]:
     (``guard:base=<model>,penalty=25``), with the guard that trusts its base
     (``guard:base=<model>,margin=1,threat=0.03``), with the guard that also waits for the seeker
     (``guard:base=<model>,margin=1,threat=0.03,wins=2``), with that guard shooting the moon where it can
-    (``...,shoot=2``), that one with a search critic at every play (``...,critic=1``) and as the search's prior
-    (``pimc:prior=<model>``)."""
+    (``...,shoot=2``), that one with a search critic at every play (``...,critic=1``), also searching while the
+    bonus card is unwon (``...,bonus=1,critic=1``), and as the search's prior (``pimc:prior=<model>``)."""
     models = shipped_models()
+    guards = (TRUSTING_OPTIONS, WAITING_OPTIONS, SHOOTING_OPTIONS, CRITIC_OPTIONS, BONUS_CRITIC_OPTIONS)
+    suffixes = ["", f",penalty={MOON_AVERSE_PENALTY}", *(f",{options}" for options in guards)]
     return [
         "heuristic",
         "random",
         "pimc",
         *models,
-        *(f"guard:base={m}" for m in models),
-        *(f"guard:base={m},penalty={MOON_AVERSE_PENALTY}" for m in models),
-        *(f"guard:base={m},{TRUSTING_OPTIONS}" for m in models),
-        *(f"guard:base={m},{WAITING_OPTIONS}" for m in models),
-        *(f"guard:base={m},{SHOOTING_OPTIONS}" for m in models),
-        *(f"guard:base={m},{CRITIC_OPTIONS}" for m in models),
-        *(f"guard:base={m},{BONUS_CRITIC_OPTIONS}" for m in models),
+        *(f"guard:base={m}{suffix}" for suffix in suffixes for m in models),
         *(f"pimc:prior={m}" for m in models),
     ]
 
