@@ -61,23 +61,27 @@ NOT_POINTS = ~(HEARTS_MASK | QS_BIT)
 FIRST_HEART = HEARTS * NUM_RANKS  # card ids from here up are hearts
 _CARD_BITS = (1 << NUM_CARDS) - 1
 
-_SUIT_TABLES: list[tuple[tuple[int, ...], ...]] = []
+
+def _build_suit_tables() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """For each suit, the card ids of every 13-bit rank pattern: mask → list in 4 look-ups. Each
+    pattern's ids are its lowest card's id, then those of the pattern without that card."""
+    tables = []
+    for suit in range(4):
+        base = suit * NUM_RANKS
+        table: list[tuple[int, ...]] = [()] * (1 << NUM_RANKS)
+        for m in range(1, 1 << NUM_RANKS):
+            table[m] = (base + (m & -m).bit_length() - 1, *table[m & (m - 1)])
+        tables.append(tuple(table))
+    return tuple(tables)
 
 
-def _suit_tables() -> list[tuple[tuple[int, ...], ...]]:
-    """For each suit, the card ids of every 13-bit rank pattern: mask → list in 4 look-ups."""
-    if not _SUIT_TABLES:
-        for suit in range(4):
-            base = suit * NUM_RANKS
-            _SUIT_TABLES.append(
-                tuple(tuple(base + r for r in range(NUM_RANKS) if m >> r & 1) for m in range(1 << NUM_RANKS))
-            )
-    return _SUIT_TABLES
+# Built at import, immutable: threads may query legal moves from the first call on.
+_SUIT_TABLES = _build_suit_tables()
 
 
 def mask_to_actions(mask: int) -> list[int]:
     """The action ids set in ``mask``, ascending."""
-    tables = _SUIT_TABLES or _suit_tables()
+    tables = _SUIT_TABLES
     top = (mask.bit_length() - 1) // NUM_RANKS
     if 0 <= top < 4:  # one suit only (the common case when following): a single look-up
         shift = NUM_RANKS * top
@@ -222,7 +226,7 @@ class Deal:
             shift = NUM_RANKS * top
             high = legal >> shift
             if high << shift == legal:
-                return list((_SUIT_TABLES or _suit_tables())[top][high])
+                return list(_SUIT_TABLES[top][high])
         return mask_to_actions(legal)
 
     def clone(self) -> Deal:

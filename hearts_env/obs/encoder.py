@@ -57,11 +57,14 @@ from .view import intended_target
 
 
 @functools.lru_cache(maxsize=8)
-def _index_tables(n: int) -> tuple[list[list[list[np.ndarray]]], np.ndarray, np.ndarray, np.ndarray]:
+def _index_tables(
+    n: int,
+) -> tuple[tuple[tuple[tuple[np.ndarray, ...], ...], ...], np.ndarray, np.ndarray, np.ndarray]:
     """Flat buffer indices over all N views: ``play[s][i][c]`` are the entries a card ``c`` played
     by seat ``s`` at trick position ``i`` sets in ``played_by`` and ``trick``; ``rel[s, v]`` is
     ``v * SIZE + (s - v) % n`` (seat s's entry in view v) and ``rows[s, v]`` ``v * SIZE + 52 * ((s - v) % n)``
-    (the start of seat s's card row in view v); ``voids[s, v]`` the start of seat s's ``void_in`` row."""
+    (the start of seat s's card row in view v); ``voids[s, v]`` the start of seat s's ``void_in`` row.
+    Shared by every encoder of ``n`` seats, so read-only (tuples and non-writeable arrays)."""
     d = OBSERVATION_SIZE
     views = np.arange(n)
     rel = np.array([[v * d + (s - v) % n for v in range(n)] for s in range(n)], dtype=np.intp)
@@ -74,9 +77,14 @@ def _index_tables(n: int) -> tuple[list[list[list[np.ndarray]]], np.ndarray, np.
         for i in range(n):
             rows = base.copy()
             rows[n:] += _TRICK + i * 52
-            per_pos.append([rows + c for c in range(NUM_CARDS)])
-        play.append(per_pos)
-    return play, rel, card_rows, void_rows
+            per_pos.append(tuple(_frozen(rows + c) for c in range(NUM_CARDS)))
+        play.append(tuple(per_pos))
+    return tuple(play), _frozen(rel), _frozen(card_rows), _frozen(void_rows)
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
 
 #: The encoder's attributes ``_derive`` rebuilds (left out of copies and pickles).
