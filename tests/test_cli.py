@@ -564,28 +564,18 @@ def test_train_without_torch_names_the_extra() -> None:
 def test_model_opponents_and_the_shipped_model_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from test_evaluate import export_tiny_model
 
-    from hearts_env.bots import BONUS_CRITIC_OPTIONS, CRITIC_OPTIONS, SHOOTING_OPTIONS, GuardedBot
+    from hearts_env.bots import GuardedBot
     from hearts_env.cli.play import default_opponent, split_opponents
 
     model = export_tiny_model(tmp_path / "models" / "ppo-standard")
     monkeypatch.chdir(tmp_path)
-    tuned = export_tiny_model(tmp_path / "models" / "ppo-tuned")
+    # the default is the roster's strongest bot: on the standard rules the shipped ppo-tuned under the guard that
+    # waits and shoots (test_roster.py checks every preset)
     default = default_opponent(Rules.preset("standard"))
-    assert default == f"guard:base={tuned.resolve()},{SHOOTING_OPTIONS}"  # the guard that waits and shoots
+    assert default == "strongest"
     bot = make_bot(default, Rules.preset("standard"))
     assert isinstance(bot, GuardedBot) and bot.wins == 2 and bot.margin == 1 and bot.threat == 0.03
     assert bot.shoot == 2
-    # microsoft: the mixed model under the guard that shoots, with the search critic; omnibus: the same with the
-    # bonus card's search (each measured on every row there); rules no shipped model plays: the heuristic bot
-    mixed = export_tiny_model(tmp_path / "models" / "ppo-mixed-tuned", rules=["standard", "microsoft", "omnibus"])
-    assert default_opponent(Rules.preset("standard")) == default  # the specialist comes first
-    assert default_opponent(Rules.preset("microsoft")) == f"guard:base={mixed.resolve()},{CRITIC_OPTIONS}"
-    critic = make_bot(default_opponent(Rules.preset("microsoft")), Rules.preset("microsoft"))
-    assert isinstance(critic, GuardedBot) and critic.critique == 1 and critic.shoot == 2 and critic.wins == 2
-    assert default_opponent(Rules.preset("omnibus")) == f"guard:base={mixed.resolve()},{BONUS_CRITIC_OPTIONS}"
-    bonus = make_bot(default_opponent(Rules.preset("omnibus")), Rules.preset("omnibus"))
-    assert isinstance(bonus, GuardedBot) and bonus.bonus == 1 and bonus.critique == 1 and bonus.shoot == 2
-    assert default_opponent(Rules.preset("spot_hearts")) == "heuristic"
     # --opponents: commas separate bots, but a key=value after a comma is the spec's own option
     assert split_opponents(["guard:base=ppo-tuned,margin=1,threat=0.03,wins=2"]) == [
         "guard:base=ppo-tuned,margin=1,threat=0.03,wins=2"

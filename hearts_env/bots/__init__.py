@@ -8,7 +8,9 @@ an episode (the Gymnasium env does, so seeded episodes replay exactly). Every bo
 copied (``copy.deepcopy``) and pickled, at any point: the copy chooses exactly as the original
 would, random stream included.
 
-``make_bot(spec, rules, seed=None)``:
+``make_bot(spec, rules, seed=None)``, where ``spec`` is a roster name (``hearts_env.bots.roster``: ``random``,
+``heuristic``, ``pimc``, ``net``, ``strongest`` and the short names of the shipped guard combinations; ``hearts
+bots`` lists them) or a spec of this grammar, for researchers:
 
 - ``"random"``: uniform over the mask (``RandomBot``), seeded.
 - ``"heuristic"``: the rule-based yardstick (``HeuristicBot``): reads only the decoded observation.
@@ -47,6 +49,7 @@ from .heuristic import HeuristicBot
 from .make import BOT_SPECS, lineup_of, make_bot, spec_label
 from .model import ModelBot, load_bot
 from .random_bot import RandomBot
+from .roster import DEFAULT_BOT, ROSTER, default_bot_spec, roster_names, roster_spec
 from .scripted import ADVERSARIES, DuckBot, HighestBot, MoonSeeker, QueenDumper, ScriptedBot, scripted_bot
 
 __all__ = [
@@ -54,7 +57,9 @@ __all__ = [
     "BONUS_CRITIC_OPTIONS",
     "BOT_SPECS",
     "CRITIC_OPTIONS",
+    "DEFAULT_BOT",
     "MOON_AVERSE_PENALTY",
+    "ROSTER",
     "SHOOTING_OPTIONS",
     "TRUSTING_OPTIONS",
     "WAITING_OPTIONS",
@@ -68,10 +73,13 @@ __all__ = [
     "QueenDumper",
     "RandomBot",
     "ScriptedBot",
+    "default_bot_spec",
     "legal_actions",
     "lineup_of",
     "load_bot",
     "make_bot",
+    "roster_names",
+    "roster_spec",
     "scripted_bot",
     "spec_label",
 ]

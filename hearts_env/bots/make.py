@@ -15,6 +15,7 @@ from .guard import GUARD_SPEC, guard_bot
 from .heuristic import HeuristicBot
 from .model import load_bot
 from .random_bot import RandomBot
+from .roster import ROSTER, roster_spec
 from .scripted import SCRIPTED_SPECS, scripted_bot
 from .search import SEARCH_SPECS, search_bot
 
@@ -22,13 +23,16 @@ BOT_SPECS = ("random", "heuristic", "pimc", "ismcts", GUARD_SPEC, *SCRIPTED_SPEC
 
 
 def make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, seed: int | None = None) -> Bot:
-    """The bot ``spec`` names for ``rules`` (a ``Rules``, preset name or rule file; default standard)."""
+    """The bot ``spec`` names for ``rules`` (a ``Rules``, preset name or rule file; default standard): a roster
+    name (``hearts_env.bots.roster``: ``net``, ``strongest``, ...) or a spec of the grammar above."""
     if not isinstance(spec, str | Path):
         if isinstance(spec, Bot):
             return spec
         raise TypeError(f"a bot spec is 'random', 'heuristic' or a bot object with act(), got {spec!r}")
     loaded = Rules.load(rules) if not isinstance(rules, Rules) else rules
     text = str(spec)
+    if text in ROSTER and text not in ("random", "heuristic", "pimc"):
+        return make_bot(roster_spec(text, loaded), loaded, seed)
     if text == "random":
         return RandomBot(seed)
     if text == "heuristic":
@@ -44,8 +48,8 @@ def make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, se
     shipped = shipped_models()
     names = f" or the name of a shipped model ({', '.join(shipped)})" if shipped else ""
     raise ValueError(
-        f"unknown bot {text!r}; use {', '.join(BOT_SPECS)}, or a model directory: a path such as "
-        f"models/ppo-standard{names}"
+        f"unknown bot {text!r}; use a roster name ({', '.join(ROSTER)}), a spec ({', '.join(BOT_SPECS)}:...), "
+        f"or a model directory: a path such as models/ppo-standard{names}"
     )
 
 

@@ -3,6 +3,7 @@
 Subcommands (each has ``--help``):
 
 - ``hearts play``: a person plays one seat against bots in the terminal (``PlaySession``).
+- ``hearts bots``: the bot roster (``hearts_env.bots.roster``) with its measured figures.
 - ``hearts tournament``: bots against bots over duplicate deals (``hearts_env.cli.tournament``).
 - ``hearts train`` / ``hearts export``: ``hearts_env.training.ppo.main`` / ``hearts_env.training.export.main``
   (the ``train`` extra: torch); with ``--backend rllib``, ``hearts_env.training.rllib.train.main`` /
@@ -27,12 +28,14 @@ import random
 import sys
 from collections.abc import Callable, Sequence
 
+from ..bots.roster import DEFAULT_BOT, ROSTER, roster_names
 from ..core import HeartsError, Match, Rules
 from ..core.extras import MissingExtraError, import_extra
 from ..narrate.narrator import seat_names
 from ..narrate.style import spell_unencodable
 from ..web.cli import add_serve_parser
 from . import tournament
+from .bots_cmd import add_bots_parser
 from .options import OneLineParser, add_rules_options, error_line, rules_overrides
 from .play import play_command
 from .replay import replay_command
@@ -148,12 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponents",
         nargs="+",
         metavar="BOT",
-        help="random, heuristic, pimc, guard:base=<bot>, a moon seeker or a model directory, one per opponent "
-        "starting on your left; the last fills the "
-        "remaining seats (default: the shipped model models/ppo-tuned under the guard that waits for the seeker, "
-        "guard:base=ppo-tuned,margin=1,threat=0.03,wins=2, on the standard rules, models/ppo-mixed-tuned under "
-        "the same guard on microsoft and omnibus, else heuristic; "
-        "guard:base=ppo-mixed,penalty=25 is the table that is hardest to shoot the moon against)",
+        help=f"a roster name ({', '.join(roster_names(main_only=True))}: `hearts bots`), a spec "
+        "(pimc:worlds=64, guard:base=net,...) or a model directory, one per opponent starting on your left; the last "
+        f"fills the remaining seats (default: {DEFAULT_BOT}, {ROSTER[DEFAULT_BOT].what})",
     )
     play.add_argument("--seed", type=int, help="fixes the deals and the bots (default: random, printed at the start)")
     play.add_argument("--deal", action="store_true", help="play a single deal instead of a whole match")
@@ -168,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--record", metavar="PATH", help="where to save the game record (JSON)")
     play.set_defaults(func=play_command)
 
+    add_bots_parser(sub)
     sub.add_parser(
         "tournament",
         help="bots against bots over duplicate deals, with 95%% intervals (hearts tournament --help)",

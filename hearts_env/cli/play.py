@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..bots.guard import BONUS_CRITIC_OPTIONS, CRITIC_OPTIONS, SHOOTING_OPTIONS
 from ..bots.make import lineup_of, make_bot, spec_label
+from ..bots.roster import DEFAULT_BOT, ROSTER, default_bot_spec
 from ..core import Deal, HeartsError, Match, Rules
 from ..core.actions import PASS_FROM_HAND, VOID_DEAL
 from ..core.cards import NUM_CARDS, cards_of, parse_card
@@ -26,52 +26,22 @@ from ..core.record import default_record_dir, save_record
 from ..narrate.narrator import Narrator, illegal_reason, menu_text, menu_title, seat_names
 from ..narrate.style import Style
 from ..nets.spec import ModelError
-from ..nets.store import find_model, load_policy
 from ..obs import SeatedTable
 from .options import describe_rules, rules_overrides
 
-#: The default opponents, in order of preference: a shipped model, the guard options it plays under, and the
-#: presets they are for (empty: any rules the model plays). Each entry is measured on every row of issue 12's
-#: table on its rule sets.
-DEFAULT_OPPONENTS: tuple[tuple[Path, str, tuple[str, ...]], ...] = (
-    (Path("models") / "ppo-tuned", SHOOTING_OPTIONS, ()),
-    (Path("models") / "ppo-mixed-tuned", CRITIC_OPTIONS, ("microsoft",)),
-    (Path("models") / "ppo-mixed-tuned", BONUS_CRITIC_OPTIONS, ()),
-)
-
 
 def default_opponent(rules: Rules) -> str:
-    """The first shipped model of ``DEFAULT_OPPONENTS`` that exists and plays these rules, under its guard, else
-    ``heuristic``: ``ppo-tuned`` under the guard that waits for the seeker and shoots (``SHOOTING_OPTIONS``) on the
-    standard rules, ``ppo-mixed-tuned`` under that guard with a search critic (``CRITIC_OPTIONS``) on microsoft and
-    with the bonus card's search as well (``BONUS_CRITIC_OPTIONS``) on omnibus and any other rules it plays. Why
-    these: issue 12 lets a new default in only where it is better on every row of its table. On the standard rules
-    the guard that shoots meets every row, where the guard that only waits (the default before) misses the search
-    bots' one: 2.75 points per deal to 5.18 at three heuristic bots, below three ``pimc`` (paired over 1,000 sets:
-    +0.79 [+0.47, +1.11]), every scripted adversary gains less than against three heuristic bots, and so does its
-    learned best response (-6.08 [-7.47, -4.68]; that seeker shoots in 3.6% of its deals, 4.4% against the guard
-    that only waits). On microsoft and omnibus, against the heuristic bot (the default before), the guarded
-    ``ppo-mixed-tuned`` takes fewer points at three heuristic bots and at three ``pimc`` (paired: -1.43 and -0.93),
-    and every scripted adversary and the learned best response gain less against it (README, "The waiting guard on a
-    mixed model"). On microsoft the critic guard then replaced it: below three ``pimc`` (+0.61 [+0.21, +1.01] over
-    500 sets; the waiting guard -0.19), 0.54 points per deal fewer at three heuristic bots (paired), every scripted
-    adversary gains less than against three heuristic bots, and so does the learned best response at the suite's
-    524k decisions (-6.99 [-9.09, -4.88], 3.5% moons). On omnibus the critic guard with ``bonus=1`` replaced it too:
-    below three ``pimc`` (+0.57 [+0.09, +1.04] over 500 sets), 4.19 points per deal fewer at three heuristic bots
-    (paired), every scripted adversary gains less than against three heuristic bots, and so does the learned best
-    response at 524k decisions (-7.86 [-9.93, -5.79], 3.5% moons) (README, "A search critic")."""
-    for name, options, presets in DEFAULT_OPPONENTS:
-        if presets and not any(rules == Rules.preset(preset) for preset in presets):
-            continue
-        path = find_model(name)  # from the current directory, else next to the package
-        if path is None:
-            continue
-        try:
-            load_policy(path, rules)
-        except (ModelError, OSError, ValueError):
-            continue
-        return f"guard:base={path.resolve()},{options}"
-    return "heuristic"
+    """The roster's default bot (``strongest``) for ``rules``, by name; by its spec where that is a bot of any
+    rules (``heuristic`` on rules no shipped network plays), and ``heuristic`` where its shipped model does not
+    load."""
+    spec = default_bot_spec(rules)
+    if spec in ROSTER:
+        return spec
+    try:
+        make_bot(spec, rules)
+    except (ModelError, OSError, ValueError):
+        return "heuristic"
+    return DEFAULT_BOT
 
 
 def split_opponents(items: Sequence[str]) -> list[str]:
