@@ -148,6 +148,15 @@ class Args:
     relative_reward: Bool = False
     """reward a seat's points relative to the other seats' mean (zero-sum: a moon shot costs the others what
     it gains the shooter) instead of its own points alone"""
+    oracle_critic: Bool = False
+    """score decisions with a critic that sees the whole deal (every hand, pass, won card and the kitty) besides
+    the seat's observation; the policy still reads the observation alone and exports without it (engine batched)"""
+    critic_hidden: list[int] = field(default_factory=lambda: [256, 256])
+    """hidden layer sizes of the oracle critic"""
+    critic_warmup: int = 0
+    """updates at the start of a run in which only the value networks learn (a fresh critic on a trained policy)"""
+    magnet_coef: float = 0.0
+    """weight of a KL term toward the latest snapshot of the policy (magnetic mirror descent; 0: off)"""
     moon_teacher: float = 0.0
     """weight of a kickstarting term toward the heuristic bot's move in the states where it sees a moon
     attempt, in the deals that ended in a moon shot (hearts_env.training.teacher; 0: none)"""
@@ -354,7 +363,16 @@ _AT_LEAST_ONE = (
     "eval_deals",
     "bot_workers",
 )
-_AT_LEAST_ZERO = ("total_decisions", "imitation_samples", "eval_every", "threads", "pool_priority", "moon_teacher")
+_AT_LEAST_ZERO = (
+    "total_decisions",
+    "imitation_samples",
+    "eval_every",
+    "threads",
+    "pool_priority",
+    "moon_teacher",
+    "critic_warmup",
+    "magnet_coef",
+)
 
 
 def network_config(args: Args, obs_dim: int | None) -> dict[str, Any]:
@@ -402,9 +420,12 @@ def check_args(args: Args, resume: Path | None = None) -> None:
     if args.engine != "batched" and args.more_rules:
         raise ConfigError("--more-rules: training on several rule sets at once needs --engine batched")
     _check_device(args.device)
-    bad = [h for h in args.hidden if h < 1]
-    if not args.hidden or bad:
-        raise ConfigError(f"--hidden: layer sizes must be at least 1, got {args.hidden}")
+    for name in ("hidden", "critic_hidden"):
+        sizes = getattr(args, name)
+        if not sizes or min(sizes) < 1:
+            raise ConfigError(f"{flag(name)}: layer sizes must be at least 1, got {sizes}")
+    if args.oracle_critic and args.engine != "batched":
+        raise ConfigError("--oracle-critic reads the whole deal from the batched engine's state; use --engine batched")
     try:
         network_config(args, None)
     except ValueError as err:

@@ -54,6 +54,7 @@ from .engines import engine_generators, make_engine, reward_scales
 from .export import export_model, run_training_info
 from .network import build_network, evaluate_actions, greedy_actions, masked_log_probs, sample_actions
 from .opponents import BUILTIN_KINDS, NetworkOpponent, RandomOpponent, pool_opponent
+from .oracle import OracleCritic, magnet_kl, oracle_state, oracle_width
 from .plotting import Progress, plot_learning_curve
 from .teacher import drop_calm_labels, moon_shot, moon_threat
 
@@ -308,7 +309,10 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
         network = network.to(device)
     else:
         network = build_network(network_config(args, obs_dim), n).to(device)
-    optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5, foreach=True)
+    # the oracle critic (training only: never exported) learns beside the network, in the same optimizer
+    critic = OracleCritic(network.input_size, n, args.critic_hidden).to(device) if args.oracle_critic else None
+    learned = [*network.parameters(), *(critic.parameters() if critic is not None else [])]
+    optimizer = torch.optim.Adam(learned, lr=args.learning_rate, eps=1e-5, foreach=True)
     sampler = torch.Generator(device=device).manual_seed(args.seed + 1)
     table_rng = np.random.default_rng(args.seed + 2)
     snapshots: list[dict[str, torch.Tensor]] = []
@@ -325,6 +329,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
         history = extra["history"]
         snapshots = [{k: torch.as_tensor(v) for k, v in snap.items()} for snap in extra["snapshots"]]
         engine.load_state_dict(extra["engine_state"])
+        if critic is not None:
+            critic.load_state_dict(extra["critic"])
         print(f"resumed {run_dir} at update {update} ({decisions:,} decisions)", file=sys.stderr)
     try:  # after the engine and network: a failed start leaves no run dir
         prepare_run_dir(run_dir, resume, overwrite, update)
@@ -340,6 +346,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             "history": history,
             "snapshots": snapshots,
             "engine_state": engine.state_dict(),
+            **({"critic": critic.state_dict()} if critic is not None else {}),
         }
         try:
             save_checkpoint(
@@ -396,6 +403,13 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     learn_buf = torch.zeros(T, B, dtype=torch.bool, device=device)
     teach_buf = torch.full((T, B), -1, dtype=torch.int64, device=device)  # the teacher's move, -1: none
     next_buf = torch.full((T, B), -1, dtype=torch.int64, device=device)
+    # the hidden deal at each decision, as bit sets (what the oracle critic reads besides the observation)
+    oracle_buf = torch.zeros(T, B, oracle_width(n) if critic is not None else 0, dtype=torch.int64, device=device)
+    # the policy the magnet term pulls toward: the latest snapshot (the starting weights before the first)
+    magnet = build_network(network.config, n).to(device) if args.magnet_coef > 0 else None
+    if magnet is not None:
+        magnet.load_state_dict(snapshots[-1] if snapshots else network.state_dict())
+        magnet.eval()
     rows = torch.arange(B, device=device)
     reward_scale = reward_scales(engine)
     moon_values = torch.tensor(  # a deal score at least this (or at most minus it) is a moon shot
@@ -454,6 +468,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                     sampled = torch.zeros(B, dtype=torch.int64, device=device)
                     logp_buf[t] = 0.0
                     val_buf[t] = 0.0
+                    if critic is not None:
+                        oracle_buf[t] = oracle_state(engine, current)
                     if bool(is_learner.any()):  # the network runs on the learner rows only
                         logits, value = network(obs[is_learner])
                         lmask = mask[is_learner]
@@ -461,6 +477,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                         logp = masked_log_probs(logits, lmask)
                         sampled[is_learner] = chosen
                         logp_buf[t, is_learner] = logp.gather(1, chosen.unsqueeze(1)).squeeze(1)
+                        if critic is not None:
+                            value = critic(obs[is_learner], oracle_buf[t, is_learner])
                         val_buf[t, is_learner] = value
                     if args.moon_teacher > 0:  # the heuristic bot's move where it sees a moon attempt
                         taught = is_learner & moon_threat(full_obs)
@@ -526,12 +544,18 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             b_obs, b_mask, b_act = obs_buf[sample], mask_buf[sample], act_buf[sample]
             b_teach = teach_buf[sample] if args.moon_teacher > 0 else teach_buf[:0, 0]  # teacher labels
             b_logp, b_adv, b_ret, b_val = logp_buf[sample], advantages[sample], returns[sample], val_buf[sample]
-            # ---- PPO epochs
+            b_oracle = oracle_buf[sample]
+            # ---- PPO epochs (a critic warm-up trains the value networks alone)
+            policy_weight = 0.0 if update < args.critic_warmup else 1.0
             network.train()
             count = b_obs.shape[0]
             stats: dict[str, list[float]] = {
                 k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
             }
+            if critic is not None:
+                stats["observation_value_loss"] = []
+            if magnet is not None:
+                stats["magnet_kl"] = []
             if args.moon_teacher > 0:
                 stats.update(teacher_loss=[], teacher_agreement=[], teacher_share=[])
             stop = False
@@ -546,7 +570,24 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                     pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
                     v_loss = 0.5 * ((value - b_ret[idx]) ** 2).mean()
-                    loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
+                    loss = policy_weight * (pg_loss - args.ent_coef * entropy.mean()) + args.vf_coef * v_loss
+                    if critic is not None:  # the targets come from the oracle critic; the network's own value
+                        # head still learns them (an observation-only estimate, as search priors read it), but
+                        # not in the warm-up, where the shared trunk, and so the policy, must stay put
+                        stats["observation_value_loss"].append(float(v_loss.detach()))
+                        loss = policy_weight * loss
+                        v_loss = 0.5 * ((critic(b_obs[idx], b_oracle[idx]) - b_ret[idx]) ** 2).mean()
+                        loss = loss + args.vf_coef * v_loss
+                    if magnet is not None:
+                        logits, _ = network(b_obs[idx])
+                        with torch.no_grad():
+                            magnet_logits, _ = magnet(b_obs[idx])
+                        m_mask = b_mask[idx]
+                        pull = magnet_kl(
+                            masked_log_probs(logits, m_mask), masked_log_probs(magnet_logits, m_mask), m_mask
+                        ).mean()
+                        loss = loss + policy_weight * args.magnet_coef * pull
+                        stats["magnet_kl"].append(float(pull.detach()))
                     if args.moon_teacher > 0:  # kickstarting on the moon-threat states only
                         teach = b_teach[idx]
                         taught = teach >= 0
@@ -564,6 +605,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                     optimizer.zero_grad(set_to_none=True)
                     loss.backward()
                     torch.nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
+                    if critic is not None:
+                        torch.nn.utils.clip_grad_norm_(critic.parameters(), args.max_grad_norm)
                     optimizer.step()
                     with torch.no_grad():
                         kl = ((ratio - 1) - log_ratio).mean()
@@ -602,6 +645,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             if update % args.snapshot_every == 0:
                 snapshots.append({k: v.detach().clone() for k, v in network.state_dict().items()})
                 snapshots = snapshots[-args.max_snapshots :]
+                if magnet is not None:
+                    magnet.load_state_dict(snapshots[-1])
             if (args.eval_every and update % args.eval_every == 0) or update == num_updates:
                 network.eval()
                 for opponent in ("random", "heuristic"):

@@ -1,0 +1,167 @@
+"""The oracle critic: it reads the hidden deal exactly, seen from the seat to move; the policy and its
+export never read it; a warm-up leaves the policy alone; a run with the critic resumes bit for bit."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from hearts_env.batched import BatchedHearts, MixedBatchedHearts  # noqa: E402
+from hearts_env.core.cards import NUM_CARDS  # noqa: E402
+from hearts_env.obs import spec  # noqa: E402
+from hearts_env.training import ppo  # noqa: E402
+from hearts_env.training.oracle import (  # noqa: E402
+    CARD_FIELDS,
+    OracleCritic,
+    magnet_kl,
+    oracle_feature_size,
+    oracle_features,
+    oracle_state,
+    oracle_width,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bits(mask: int) -> set[int]:
+    return {c for c in range(NUM_CARDS) if mask >> c & 1}
+
+
+def _play(engine, steps: int, seed: int = 0) -> None:
+    """Random legal moves for ``steps`` steps in every row."""
+    generator = torch.Generator().manual_seed(seed)
+    for _ in range(steps):
+        mask = engine.legal_mask().float()
+        engine.step(torch.multinomial(mask, 1, generator=generator).squeeze(1))
+
+
+@pytest.mark.parametrize("rules", ["standard", "omnibus", "spot_hearts"])
+def test_the_oracle_state_is_the_deal_seen_from_the_seat_to_move(rules):
+    """Column block 0 of every card field is the mover's own: its hand equals the observation's hand plane;
+    the others follow clockwise; the hands, the won cards and the kitty never share a card."""
+    engine = BatchedHearts(rules, batch_size=32, seed=3)
+    n = engine.num_players
+    for steps in (0, 5, 23):
+        _play(engine, steps, seed=steps)
+        seat = engine.current_player
+        packed = oracle_state(engine, seat)
+        assert packed.shape == (32, oracle_width(n))
+        hand_plane = spec.segment(engine.observe().numpy(), "hand")[:, 0, :]
+        for row in range(32):
+            mover = int(seat[row])
+            for j in range(n):
+                assert int(packed[row, j]) == int(engine.state.hands[row, (mover + j) % n])  # hands, rotated
+                assert int(packed[row, 2 * n + j]) == int(engine.state.won[row, (mover + j) % n])
+                assert int(packed[row, len(CARD_FIELDS) * n + 1 + j]) == int(engine.state.points[row, (mover + j) % n])
+            assert _bits(int(packed[row, 0])) == set(np.flatnonzero(hand_plane[row]).tolist())
+            held = [_bits(int(packed[row, j])) for j in range(n)]
+            won = [_bits(int(packed[row, 2 * n + j])) for j in range(n)]
+            kitty = _bits(int(packed[row, len(CARD_FIELDS) * n]))
+            every = [*held, *won, kitty]
+            assert sum(map(len, every)) == len(set().union(*every))  # no card in two places
+
+
+def test_a_mixture_of_rule_sets_reads_each_part_in_row_order():
+    mixed = MixedBatchedHearts(["standard", "omnibus"], 10, seed=1)
+    packed = oracle_state(mixed, mixed.current_player)
+    for part, (a, b) in zip(mixed.parts, zip(mixed.bounds, mixed.bounds[1:], strict=False), strict=True):
+        assert torch.equal(packed[a:b], oracle_state(part, part.current_player))
+
+
+def test_the_features_expand_every_bit_and_scale_the_points():
+    n = 4
+    packed = torch.zeros(2, oracle_width(n), dtype=torch.int64)
+    packed[0, 0] = (1 << 51) | 1  # the mover holds cards 0 and 51
+    packed[1, len(CARD_FIELDS) * n + 1] = 13  # the mover has taken 13 points
+    features = oracle_features(packed, n)
+    assert features.shape == (2, oracle_feature_size(n))
+    assert features[0].sum() == 2 and features[0, 0] == 1 and features[0, 51] == 1
+    assert features[1, -n] == pytest.approx(0.5) and features[1].sum() == pytest.approx(0.5)
+    critic = OracleCritic(obs_inputs=7, num_players=n, hidden=[16])
+    assert critic(torch.zeros(2, 7), packed).shape == (2,)
+
+
+def test_the_magnet_term_is_zero_at_the_magnet_and_ignores_illegal_actions():
+    mask = torch.tensor([[True, True, False]])
+    logp = torch.log(torch.tensor([[0.25, 0.75, 1e-30]]))
+    assert magnet_kl(logp, logp, mask).item() == pytest.approx(0.0, abs=1e-7)
+    other = torch.log(torch.tensor([[0.5, 0.5, 1e-30]]))
+    expected = 0.25 * np.log(0.25 / 0.5) + 0.75 * np.log(0.75 / 0.5)
+    assert magnet_kl(logp, other, mask).item() == pytest.approx(expected, rel=1e-5)
+    changed_illegal = other.clone()
+    changed_illegal[0, 2] = 0.0
+    assert magnet_kl(logp, changed_illegal, mask).item() == pytest.approx(expected, rel=1e-5)
+
+
+def _args(tmp_path, **overrides) -> ppo.Args:
+    base = ppo.args_from_dict(
+        {
+            **tomllib.loads((ROOT / "configs/train/smoke.toml").read_text(encoding="utf-8")),
+            "runs_dir": str(tmp_path / "runs"),
+            "run_name": "oracle",
+            "progress": False,
+            "oracle_critic": True,
+            "critic_hidden": [32],
+            "eval_every": 0,
+            "eval_deals": 16,
+        },
+        "test",
+    )
+    for key, value in overrides.items():
+        setattr(base, key, value)
+    return base
+
+
+def test_the_oracle_critic_needs_the_batched_engine(tmp_path):
+    with pytest.raises(ppo.ConfigError, match="--oracle-critic"):
+        ppo.train(_args(tmp_path, engine="reference"))
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_warm_up_trains_the_critic_and_leaves_the_policy_as_it_was(tmp_path):
+    args = _args(tmp_path, total_decisions=64 * 64, critic_warmup=1, magnet_coef=0.5)
+    ppo.train(args)
+    saved = torch.load(tmp_path / "runs" / "oracle" / "checkpoint.pt", weights_only=True)
+    from hearts_env.training.network import build_network
+
+    torch.manual_seed(args.seed)  # the same seed builds the same starting weights
+    fresh = build_network(saved["network"], 4)
+    for key, tensor in fresh.state_dict().items():
+        assert torch.equal(tensor, saved["model"][key]), key
+    critic = saved["extra"]["critic"]
+    first = OracleCritic(fresh.input_size, 4, [32])
+    assert any(not torch.equal(first.state_dict()[k], critic[k]) for k in critic)  # the critic moved
+
+
+@pytest.mark.slow
+def test_an_oracle_run_resumes_bit_for_bit_and_exports_the_policy_alone(tmp_path, monkeypatch):
+    from test_ppo import _crash_then_resume
+
+    from hearts_env.bots import make_bot
+    from hearts_env.core.rules import Rules
+    from hearts_env.training.export import export_checkpoint
+
+    settings = {"total_decisions": 64 * 64 * 3, "critic_warmup": 1, "magnet_coef": 0.1}
+    ppo.train(_args(tmp_path / "a", **settings))
+    run_b = _crash_then_resume(_args(tmp_path / "b", **settings), monkeypatch)
+    a = torch.load(tmp_path / "a" / "runs" / "oracle" / "checkpoint.pt", weights_only=True)
+    b = torch.load(run_b / "checkpoint.pt", weights_only=True)
+    for key, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][key]), key
+    for key, tensor in a["extra"]["critic"].items():
+        assert torch.equal(tensor, b["extra"]["critic"][key]), key
+
+    plain = _args(tmp_path / "c", total_decisions=64 * 64, oracle_critic=False, run_name="plain")
+    ppo.train(plain)
+    oracle_model = export_checkpoint(run_b / "checkpoint.pt", "oracle", models_dir=tmp_path / "models")
+    plain_model = export_checkpoint(
+        tmp_path / "c" / "runs" / "plain" / "checkpoint.pt", "plain", models_dir=tmp_path / "models"
+    )
+    with np.load(oracle_model / "weights.npz") as o, np.load(plain_model / "weights.npz") as p:
+        assert {k: o[k].shape for k in o.files} == {k: p[k].shape for k in p.files}  # no critic in the export
+    make_bot(str(oracle_model), Rules.preset("standard"), seed=0)
