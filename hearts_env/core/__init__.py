@@ -3,7 +3,15 @@
 from .actions import NUM_ACTIONS, action_name, parse_action
 from .cards import card_name, card_symbol, parse_card, parse_cards
 from .deal import Deal
-from .errors import HeartsError, IllegalActionError, InvalidDealError, RecordError, RulesError
+from .errors import (
+    EpisodeOverError,
+    HeartsError,
+    IllegalActionError,
+    InvalidDealError,
+    NotResetError,
+    RecordError,
+    RulesError,
+)
 from .match import Match
 from .presets import PRESET_DESCRIPTIONS, PRESETS
 from .record import load_record, record_of, replay_record, save_record
@@ -14,11 +22,13 @@ __all__ = [
     "PRESETS",
     "PRESET_DESCRIPTIONS",
     "Deal",
+    "EpisodeOverError",
     "HeartsError",
     "IllegalActionError",
     "InstantWin",
     "InvalidDealError",
     "Match",
+    "NotResetError",
     "RecordError",
     "Rules",
     "RulesError",

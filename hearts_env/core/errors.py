@@ -72,3 +72,12 @@ class InvalidDealError(HeartsError, ValueError):
 
 class RecordError(HeartsError, ValueError):
     """A game record that is malformed, or does not replay to what it claims."""
+
+
+class NotResetError(HeartsError, RuntimeError, AttributeError):
+    """An environment used before its first ``reset()``: it has no episode yet. An ``AttributeError``
+    too, as PettingZoo's wrappers raise for the episode attributes, so ``hasattr`` answers ``False``."""
+
+
+class EpisodeOverError(HeartsError, RuntimeError):
+    """A step (or ``last()``) of an environment whose episode is over: ``reset()`` starts the next."""

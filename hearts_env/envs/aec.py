@@ -131,7 +131,32 @@ alike, with one message naming the value and the legal actions, and leaves the g
 raises the same `IllegalActionError` for an illegal card or an id outside the space; the wrapped
 env follows PettingZoo's classic convention, an out-of-space integer fails an assertion and an
 illegal one ends the episode with `illegal_reward` for the offender (`wrap(raw, fast=False)`,
-PettingZoo's unmodified classes, asserts on the non-integers too).
+PettingZoo's unmodified classes, asserts on the non-integers too, a bool included).
+
+Once the deal is over, each agent is stepped out with `step(None)` (PettingZoo's convention); any
+other action for a done agent raises `IllegalActionError` (`player_2 is done ...: its only action
+is None`) on every chain.
+
+## Order of calls
+
+Every error an env raises on purpose is a `hearts_env.HeartsError` with a message that names the call
+and what to do, never a `KeyError` or an `AttributeError` from inside:
+
+- before the first `reset()`: `step`, `last`, `observe`, `state`, `render`, `agent_iter`,
+  `seat_view`, `save_state`, `illegal_move_reward`, `deal`, `match` and the episode attributes
+  (`agents`, `agent_selection`, `rewards`, `terminations`, `truncations`, `infos`, `num_agents`)
+  raise `hearts_env.core.NotResetError` ("step(): the environment has no episode yet; call reset()
+  first"), on the bare and the wrapped env alike. It is a `RuntimeError` and an `AttributeError`
+  (as PettingZoo's wrappers raise for the attributes, so `hasattr(env, "agents")` is `False`). The
+  spaces, `possible_agents`, `max_num_agents`, `check_reset_options`, `load_state` and `close` need
+  no episode.
+- after the episode's end (every agent stepped out, `agents == []`): the bare env's `step` and
+  both envs' `last` raise `hearts_env.core.EpisodeOverError` (a `RuntimeError`: "the episode is
+  over ...; call reset() to start another"); the wrapped env's `step` keeps PettingZoo's convention,
+  a logged warning and nothing else. The final position stays readable: `observe`, `state`,
+  `render`, `deal`, `seat_view`, `save_state`.
+- `wrap(raw, fast=False)` raises PettingZoo's own errors before `reset()` (`AttributeError`,
+  `AssertionError`).
 
 The default `illegal_reward` is `raw_env.illegal_move_reward(agent)`, evaluated when the illegal
 move is made: minus an upper bound on the deal points the offender could still take by playing
@@ -209,6 +234,12 @@ Pin a version by importing it: `from hearts_env.envs import hearts_v1` (PettingZ
   and bots (a deep copy's observations stopped updating), `save_state`/`load_state`, and the
   privileged `state()` / `state_space` for centralised critics.
 * v0: first release (encoding version 1).
+
+Within v1, errors only: calls before `reset()` or after the episode's end raise `NotResetError`
+or `EpisodeOverError` (see Order of calls; they raised `KeyError` or a bare `AttributeError`), a done
+agent's action other than `None` `IllegalActionError` (a `ValueError`, as before), and the unmodified
+wrappers' `step(True)` their assertion (numpy's "ambiguous truth value" before). No episode plays
+differently, so the version stays.
 """
 
 from __future__ import annotations
@@ -227,7 +258,7 @@ from pettingzoo import AECEnv
 from ..core.actions import NUM_ACTIONS, as_action
 from ..core.cards import NUM_CARDS
 from ..core.deal import Deal, check_deal_pass_kind, check_hands, seeded_deal
-from ..core.errors import InvalidDealError, brief
+from ..core.errors import EpisodeOverError, IllegalActionError, InvalidDealError, NotResetError, brief
 from ..core.match import Match
 from ..core.rules import Rules
 from ..narrate.render import render_text
@@ -256,6 +287,36 @@ _EPISODE_STATE = (
     "_history",
 )
 _RESET_OPTIONS = frozenset({"pass_kind", "hands", "kitty", "dealer", "totals"})
+#: The AEC attributes an episode sets (``num_agents`` reads ``agents``): ``NotResetError`` before it.
+EPISODE_ATTRIBUTES = frozenset(
+    {
+        "agents",
+        "agent_selection",
+        "rewards",
+        "_cumulative_rewards",
+        "terminations",
+        "truncations",
+        "infos",
+        "num_agents",
+    }
+)
+
+
+def not_reset_error(what: str) -> NotResetError:
+    """The error of ``what`` (a method or attribute) used before the env's first ``reset()``."""
+    return NotResetError(f"{what}: the environment has no episode yet; call reset() first")
+
+
+def episode_over_error(what: str) -> EpisodeOverError:
+    """The error of ``what`` (``step()``, ``last()``) once every agent has been stepped out."""
+    return EpisodeOverError(f"{what}: the episode is over (every agent is done); call reset() to start another")
+
+
+def done_agent_error(agent: str, action: object) -> IllegalActionError:
+    """A done agent (terminated, not yet stepped out) given an action other than ``None``."""
+    return IllegalActionError(
+        f"{agent} is done (terminated or truncated): its only action is None, got {brief(action)}", -1, []
+    )
 
 
 def _rules_label(spec: object, rules: Rules) -> str:
@@ -269,11 +330,14 @@ def _rules_label(spec: object, rules: Rules) -> str:
 
 class HeartsDiscrete(spaces.Discrete):
     """``Discrete(68)`` whose ``contains`` answers a plain ``int`` without numpy (it is called on
-    every step by ``AssertOutOfBoundsWrapper``); every other input takes Gymnasium's path."""
+    every step by ``AssertOutOfBoundsWrapper``) and refuses a ``bool``; every other input takes
+    Gymnasium's path."""
 
     def contains(self, x: Any) -> bool:
         if type(x) is int:
             return bool(0 <= x < int(self.n))
+        if isinstance(x, bool):  # Gymnasium's contains takes True for 1; no env does
+            return False
         return super().contains(x)
 
 
@@ -435,6 +499,13 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._rng = random.Random()
         self._dirty = False  # rewards/infos of the last step need clearing
 
+    def __getattr__(self, name: str) -> Any:
+        # Only for names not found: the episode attributes before the first reset, and the
+        # properties below, whose NotResetError (an AttributeError) Python hands to this method
+        if name in EPISODE_ATTRIBUTES or name in ("deal", "match"):
+            raise not_reset_error(name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     # ---- spaces
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -447,16 +518,20 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
     def deal(self) -> Deal:
         """The deal in progress (the last one once the episode is over)."""
         if self._table.deal is None:
-            raise RuntimeError("call reset() first")
+            raise not_reset_error("deal")
         return self._table.deal
 
     @property
     def match(self) -> Match | None:
         """The match (match episodes) or ``None``."""
+        if self._table.deal is None:
+            raise not_reset_error("match")
         return self._table.match
 
     def seat_view(self, agent: str) -> SeatView:
         """What ``agent`` knows now, structured (the same as decoding its observation)."""
+        if self._table.deal is None:
+            raise not_reset_error("seat_view()")
         return seat_view(self.deal, self._seat_of[agent], self._table.match)
 
     # ---- reset
@@ -532,8 +607,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         options, every step's action since the reset and the reset stream (so a later ``reset()``
         without a seed continues it). ``load_state`` replays it. ``copy.deepcopy(env)`` is the
         other snapshot (any env, wrapped or Gymnasium; in memory only)."""
-        if not hasattr(self, "_history"):
-            raise RuntimeError("call reset() first: there is no episode to save")
+        if self._table.deal is None:
+            raise not_reset_error("save_state()")
         version, internal, gauss = self._rng.getstate()
         return {
             "format": STATE_FORMAT,
@@ -587,11 +662,27 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
 
     # ---- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self._table.deal is None:
+            raise not_reset_error("observe()")
         return self._table.observation(self._seat_of[agent])
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        """As PettingZoo's: the agent to move's observation, return so far, flags and info."""
+        try:
+            agent = self.agent_selection
+            done = self.terminations[agent], self.truncations[agent]
+        except NotResetError:
+            raise not_reset_error("last()") from None
+        except KeyError:
+            raise episode_over_error("last()") from None
+        observation = self.observe(agent) if observe else None
+        return observation, self._cumulative_rewards[agent], done[0], done[1], self.infos[agent]
 
     def state(self) -> np.ndarray:
         """The full state, privileged (see the module docstring): every seat's observation, then the
         kitty's dealt cards. For centralised critics only: it shows every hand."""
+        if self._table.deal is None:
+            raise not_reset_error("state()")
         table = self._table
         deal = self.deal
         out = np.zeros(STATE_SIZE, np.float32)
@@ -604,14 +695,20 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
 
     # ---- step
     def step(self, action: int | np.integer | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            done = self.terminations[agent] or self.truncations[agent]
+        except NotResetError:
+            raise not_reset_error("step()") from None
+        except KeyError:  # every agent has been stepped out
+            raise episode_over_error("step()") from None
+        if done:
             self._was_dead_step(action)
             self._history.append(None)
             return
         table = self._table
         deal = table.deal
-        assert deal is not None, "call reset() first"
+        assert deal is not None
         if type(action) is not int:
             action = as_action(action, deal.legal_mask())
         seat = deal.current_player
@@ -633,10 +730,18 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         """The default ``illegal_reward`` of ``agent`` (default: the agent to move) now: no legal
         continuation of the episode gives it less (``illegal_move_reward`` of the module, with its
         match total before the deal in progress)."""
+        if self._table.deal is None:
+            raise not_reset_error("illegal_move_reward()")
         seat = self._seat_of[self.agent_selection if agent is None else agent]
         match = self._table.match
         total = match.totals[seat] if match is not None else 0
         return illegal_move_reward(self.rules, self.episode, self.reward_scale, self.final_rank_reward, total)
+
+    def _was_dead_step(self, action: Any) -> None:
+        # PettingZoo's, whose wrappers call it too: a done agent's action must be None
+        if action is not None:
+            raise done_agent_error(self.agent_selection, action)
+        super()._was_dead_step(None)
 
     def _clear_step(self) -> None:
         for a in self.rewards:
@@ -681,6 +786,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         if self.render_mode is None:
             warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2)
             return None
+        if self._table.deal is None:
+            raise not_reset_error("render()")
         text = render_text(
             self.deal,
             self.possible_agents,

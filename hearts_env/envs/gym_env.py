@@ -40,6 +40,12 @@ while True:
   anything else (a float such as ``4.0``, a bool, a string, an array of shape ``(1,)``, ``None``)
   raises ``IllegalActionError`` naming the value and the legal actions, whatever ``illegal_action``
   says (``hearts_env.core.actions.as_action``, the AEC env's one check).
+- Order of calls: before the first ``reset()``, ``step``, ``action_masks`` and ``render`` raise
+  ``hearts_env.core.NotResetError``; ``step`` after the episode's end (played out or ended by an
+  illegal action) raises ``hearts_env.core.EpisodeOverError``, while ``action_masks`` is all
+  ``False`` and ``render`` shows the final table. Both are ``RuntimeError``s naming the call and
+  saying to call ``reset()``. (``gymnasium.make`` adds Gymnasium's order check, which raises its
+  own ``ResetNeeded`` first.)
 - ``reset(options=...)``: the AEC env's options, checked first (a bad one raises ``InvalidDealError``
   naming it, and nothing changes).
 - Copies: ``copy.deepcopy(env)`` and ``pickle`` give an independent env, its opponents included
@@ -60,7 +66,7 @@ from ..bots import Bot, make_bot
 from ..core.actions import NUM_ACTIONS, as_action
 from ..core.rules import Rules
 from ..obs import OBSERVATION_SIZE, observation_bounds
-from .aec import raw_env
+from .aec import episode_over_error, not_reset_error, raw_env
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 
@@ -117,6 +123,7 @@ class HeartsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._seat_bots: dict[str, Bot] = {}
         self._deal_info: dict[str, Any] = {}
         self._over = True
+        self._started = False  # a first reset() was made
 
     @property
     def aec_env(self) -> raw_env:
@@ -142,6 +149,7 @@ class HeartsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
             if callable(reset):
                 reset(int(self.np_random.integers(2**63)))
         self._over = False
+        self._started = True
         self._deal_info = {}
         self._play_bots()
         while aec.terminations[self._agent]:
@@ -153,7 +161,7 @@ class HeartsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def step(self, action: int | np.integer) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._over:
-            raise RuntimeError("the episode is over; call reset()")
+            raise episode_over_error("step()") if self._started else not_reset_error("step()")
         aec = self._aec
         if type(action) is not int:
             action = as_action(action, aec.deal.legal_mask())
@@ -177,6 +185,8 @@ class HeartsGymEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the learning seat now, as ``bool`` (all ``False`` once it is over)."""
+        if not self._started:
+            raise not_reset_error("action_masks()")
         if self._over:  # ended by an illegal action too, where the deal itself is still in play
             return np.zeros(NUM_ACTIONS, dtype=bool)
         return self._aec.observe(self._agent)["action_mask"].astype(bool)

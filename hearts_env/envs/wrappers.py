@@ -13,7 +13,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from ..core.actions import as_action
-from .aec import raw_env
+from .aec import EPISODE_ATTRIBUTES, done_agent_error, episode_over_error, not_reset_error, raw_env
 from .rewards import illegal_move_reward
 
 
@@ -108,69 +108,90 @@ class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):
         # raise ``IllegalActionError``, as in the bare env)
         bare = self._bare
         agent = bare.agent_selection
-        if type(action) is not int and not (bare.terminations[agent] or bare.truncations[agent]):
-            action = as_action(action, bare.deal.legal_mask())
-        assert (action is None and (bare.terminations[agent] or bare.truncations[agent])) or bare.action_spaces[
-            agent
-        ].contains(action), "action is not in action space"
+        if bare.terminations[agent] or bare.truncations[agent]:
+            if action is not None:  # as the bare env: a done agent's only action is None
+                raise done_agent_error(agent, action)
+        else:
+            if type(action) is not int:
+                action = as_action(action, bare.deal.legal_mask())
+            assert bare.action_spaces[agent].contains(action), "action is not in action space"
         self.env.step(action)
 
 
-def _before_reset(name: str) -> AttributeError:
-    return AttributeError(f"{name} cannot be accessed before reset")
-
-
 class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):
-    """As PettingZoo's: the per-step attributes raise ``AttributeError`` before ``reset``."""
+    """As PettingZoo's, with the bare env's errors: before ``reset`` the per-step attributes and the
+    methods raise ``NotResetError`` (an ``AttributeError``, as PettingZoo's attributes raise);
+    ``last()`` after the episode's end raises ``EpisodeOverError``; ``step`` then warns (PettingZoo's)."""
 
     def __init__(self, env: AECEnv, bare: raw_env) -> None:
         super().__init__(env)
         self._bare = bare
 
+    def __getattr__(self, name: str) -> Any:
+        # reached when a property above raises too, so its error must not become PettingZoo's
+        if name in EPISODE_ATTRIBUTES and not self.__dict__.get("_has_reset", False):
+            raise not_reset_error(name)
+        return super().__getattr__(name)
+
     @property
     def agent_selection(self) -> str:
         if not self._has_reset:
-            raise _before_reset("agent_selection")
+            raise not_reset_error("agent_selection")
         return self._bare.agent_selection
 
     @property
     def agents(self) -> list[str]:
         if not self._has_reset:
-            raise _before_reset("agents")
+            raise not_reset_error("agents")
         return self._bare.agents
 
     @property
     def rewards(self) -> dict[str, float]:
         if not self._has_reset:
-            raise _before_reset("rewards")
+            raise not_reset_error("rewards")
         return self._bare.rewards
 
     @property
     def terminations(self) -> dict[str, bool]:
         if not self._has_reset:
-            raise _before_reset("terminations")
+            raise not_reset_error("terminations")
         return self._bare.terminations
 
     @property
     def truncations(self) -> dict[str, bool]:
         if not self._has_reset:
-            raise _before_reset("truncations")
+            raise not_reset_error("truncations")
         return self._bare.truncations
 
     @property
     def infos(self) -> dict[str, dict[str, Any]]:
         if not self._has_reset:
-            raise _before_reset("infos")
+            raise not_reset_error("infos")
         return self._bare.infos
 
     def observe(self, agent: str) -> dict[str, np.ndarray] | None:
         if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
+            raise not_reset_error("observe()")
         return self.env.observe(agent)
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            raise not_reset_error("state()")
+        return super().state()
+
+    def render(self) -> Any:
+        if not self._has_reset:
+            raise not_reset_error("render()")
+        return super().render()
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        if not self._has_reset:
+            raise not_reset_error("agent_iter()")
+        return super().agent_iter(max_iter)
 
     def step(self, action: int | np.integer | None) -> None:
         if not self._has_reset:
-            EnvLogger.error_step_before_reset()
+            raise not_reset_error("step()")
         elif not self._bare.agents:
             self._has_updated = True
             EnvLogger.warn_step_after_terminated_truncated()
@@ -182,7 +203,9 @@ class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):
         # AECEnv.last, reading the bare env's dicts directly
         bare = self._bare
         if not self._has_reset:
-            raise _before_reset("agent_selection")
+            raise not_reset_error("last()")
+        if not bare.agents:
+            raise episode_over_error("last()")
         agent = bare.agent_selection
         observation = self.observe(agent) if observe else None
         return (
