@@ -41,9 +41,12 @@ def app(tmp_path):
     return create_app(tmp_path / "records")
 
 
+BASE = "http://127.0.0.1:8000"  # the table answers requests addressed to this machine only
+
+
 @pytest.fixture
 def client(app):
-    with TestClient(app) as c:
+    with TestClient(app, base_url=BASE) as c:
         yield c
 
 
@@ -277,7 +280,10 @@ def to_my_turn(client, state, kind="play"):
 
 def refused(client, state, path, body, status, words):
     before = client.get(f"/api/games/{state['id']}").json()
-    r = client.post(path, content=body) if isinstance(body, bytes) else client.post(path, json=body)
+    if isinstance(body, bytes):
+        r = client.post(path, content=body, headers={"Content-Type": "application/json"})
+    else:
+        r = client.post(path, json=body)
     assert r.status_code == status, r.text
     error = r.json()["error"]
     for w in words:
@@ -292,7 +298,7 @@ def test_bad_messages_are_refused(app, client):
     gid, act = state["id"], f"/api/games/{state['id']}/act"
     refused(client, state, act, b"{not json", 400, ["not valid JSON"])
     refused(client, state, act, b"[1, 2]", 400, ["JSON object"])
-    refused(client, state, act, b"[" * 100_000, 400, ["nested too deeply"])  # the parser's recursion limit
+    refused(client, state, act, b"[" * 60_000, 400, ["nested too deeply"])  # the parser's recursion limit
     refused(client, state, act, b'{"seat": ' + b"9" * 5_000 + b"}", 400, ["not valid JSON"])  # int digit limit
     refused(client, state, act, {"seat": "0", "actions": ["2C"]}, 400, ["seat"])
     refused(client, state, act, {"seat": 0, "actions": "2C"}, 400, ["list"])
@@ -357,7 +363,8 @@ def test_bad_messages_are_refused(app, client):
     assert client.get("/api/records/missing.json").status_code == 404
     r = client.post("/api/replay", json={"format": "hearts-env/game-record", "version": 1})
     assert r.status_code == 422 and "does not replay" in r.json()["error"]
-    assert client.post("/api/replay", content=b"x" * (5 * 1024 * 1024)).status_code == 413
+    big = b"x" * (5 * 1024 * 1024)
+    assert client.post("/api/replay", content=big, headers={"Content-Type": "application/json"}).status_code == 413
     # the server is alive and the game goes on
     assert client.get(f"/api/games/{gid}").status_code == 200
     assert client.get("/").status_code == 200 and "Hearts" in client.get("/").text
@@ -366,7 +373,7 @@ def test_bad_messages_are_refused(app, client):
 
 def test_bounded_and_expiring(tmp_path):
     app = create_app(None, max_games=3, idle_seconds=3600)
-    with TestClient(app) as client:
+    with TestClient(app, base_url=BASE) as client:
         ids = [new_game(client, seed=i)["id"] for i in range(3)]
         r = client.post("/api/games", json={"seed": 9})
         assert r.status_code == 503 and "too many games" in r.json()["error"]
@@ -408,13 +415,21 @@ def test_serve_cli_parser_and_warning(capsys, monkeypatch):
     assert cli.is_local("127.0.0.1") and cli.is_local("::1") and cli.is_local("localhost")
     assert not cli.is_local("0.0.0.0") and not cli.is_local("192.168.1.4")
     ran = {}
-    monkeypatch.setattr("uvicorn.run", lambda app, host, port, **kw: ran.update(host=host, port=port))
+    monkeypatch.setattr("uvicorn.run", lambda app, host, port, **kw: ran.update(host=host, port=port, app=app))
     args = parser.parse_args(["serve", "--host", "0.0.0.0", "--port", "8123", "--records", "/tmp/x"])
     assert args.func(args) == 0
     out = capsys.readouterr()
-    assert "anyone who can reach port 8123 can play" in out.err
+    assert "anyone who can reach port 8123 can play" in out.err and "--allow-host" in out.err
     assert "http://127.0.0.1:8123/" in out.out
-    assert ran == {"host": "0.0.0.0", "port": 8123}
+    assert (ran["host"], ran["port"]) == ("0.0.0.0", 8123)
+    args = parser.parse_args(["serve", "--host", "0.0.0.0", "--port", "8123", "--allow-host", "hearts.lan"])
+    args.func(args)
+    assert "addressed as hearts.lan" in capsys.readouterr().err
+    with TestClient(ran["app"], base_url="http://hearts.lan:8123") as lan:  # the names and port it is served at
+        assert lan.get("/api/options").status_code == 200
+        assert lan.get("/api/options", headers={"Host": "other.lan:8123"}).status_code == 403
+        assert lan.get("/api/options", headers={"Host": "127.0.0.1:8123"}).status_code == 200
+        assert lan.get("/api/options", headers={"Host": "127.0.0.1:8000"}).status_code == 403
     args = parser.parse_args(["serve", "--port", "8124"])
     args.func(args)
     assert "anyone" not in capsys.readouterr().err

@@ -13,6 +13,7 @@ from ..core.extras import MissingExtraError, import_extra
 from ..core.record import default_record_dir
 
 LOCAL_HOSTS = ("localhost",)
+WILDCARDS = ("0.0.0.0", "::")  # every address of this machine
 
 
 def is_local(host: str) -> bool:
@@ -38,6 +39,21 @@ def add_serve_parser(subparsers: argparse._SubParsersAction) -> argparse.Argumen
         "--records", metavar="DIR", help="where finished games are saved and read for replay (default: as hearts play)"
     )
     parser.add_argument("--max-games", type=int, default=200, help="live games at most (default 200)")
+    parser.add_argument(
+        "--max-games-per-client",
+        type=int,
+        default=20,
+        metavar="N",
+        help="games in progress at most per client address (default 20)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests addressed to NAME (the name or address others type to reach this table); "
+        "this machine's loopback names and --host are always answered",
+    )
     parser.set_defaults(func=serve_main)
     return parser
 
@@ -52,12 +68,21 @@ def serve_main(args: argparse.Namespace) -> int:
     from .server import create_app
 
     records = Path(args.records).expanduser() if args.records else default_record_dir()
-    app = create_app(records, max_games=args.max_games)
+    names = [*([] if args.host in WILDCARDS else [args.host]), *args.allow_host]
+    app = create_app(
+        records,
+        max_games=args.max_games,
+        max_games_per_client=args.max_games_per_client,
+        hosts=names,
+        port=args.port,
+    )
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else shown}:{args.port}/"
+    url = f"http://{'127.0.0.1' if args.host in WILDCARDS else shown}:{args.port}/"
     if not is_local(args.host):
+        answered = ", ".join(names) if names else "none but this machine's own names"
         print(
-            f"hearts serve: warning: listening on {args.host}: anyone who can reach port {args.port} can play here.",
+            f"hearts serve: warning: listening on {args.host}: anyone who can reach port {args.port} can play here "
+            f"(addressed as {answered}; --allow-host NAME adds a name).",
             file=sys.stderr,
         )
     print(f"Hearts web table at {url}  (records in {records}; Ctrl-C stops)", flush=True)

@@ -4,16 +4,19 @@ A ``WebGame`` drives a ``Match`` through a ``SeatedTable`` the way ``hearts play
 answers when their seat is to move, the bots act when the browser asks the game to ``advance`` (one
 bot decision at a time, so the browser can show each card). ``state()`` is the only thing the
 browser sees: built from ``seat_view`` of the person's seat (in a spectated game with hidden hands,
-from public facts only), plus the narration of the deal so far.
+from public facts only), plus the narration of the deal so far. Every change publishes a fresh
+``snapshot`` of it, so reading a game never waits for a bot that is thinking.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import random
 import secrets
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,10 +36,15 @@ from ..narrate.narrator import (
     trick_points,
 )
 from ..narrate.style import Style
+from ..nets.spec import ModelError
 from ..obs import SeatedTable, seat_view
 
 STYLE = Style(colour=False, symbols=True)  # the narration's text: suit symbols, no terminal colour
 MAX_LOG = 400  # narration lines kept for the deal in progress
+LOG = logging.getLogger("hearts_env.web")
+
+#: Builds a seat's bot: ``(spec, rules, seed) -> bot`` (``hearts_env.web.models.SharedModels.bot``).
+BotMaker = Callable[[str, Rules, int], Any]
 
 
 class GameError(Exception):
@@ -68,10 +76,21 @@ class GameSetup:
 
 
 class WebGame:
-    """A match (or one deal) at the web table, with the person at ``human`` (``None``: bots only)."""
+    """A match (or one deal) at the web table, with the person at ``human`` (``None``: bots only).
 
-    def __init__(self, game_id: str, setup: GameSetup, records_dir: Path | None = None) -> None:
+    ``turn`` is held (on the event loop) by the request changing the game, ``lock`` (in the worker thread)
+    while it changes; ``snapshot`` is the state as of the last change, read without either."""
+
+    def __init__(
+        self,
+        game_id: str,
+        setup: GameSetup,
+        records_dir: Path | None = None,
+        make: BotMaker = make_bot,
+        owner: str = "",
+    ) -> None:
         self.id = game_id
+        self.owner = owner  # the client that started it (its address): games are counted per client
         self.setup = setup
         self.rules = rules = setup.rules
         self.human = setup.human
@@ -87,15 +106,23 @@ class WebGame:
                 self.labels.append("you")
                 continue
             try:
-                self.bots[seat] = make_bot(spec, rules, rng.getrandbits(32))
-            except (ValueError, NotImplementedError, HeartsError, OSError) as err:
+                self.bots[seat] = make(spec, rules, rng.getrandbits(32))
+            except ModelError as err:  # its message names the model's folder: the reason alone, if it names none
+                LOG.warning("hearts serve: bot %r: %s", spec, err)
+                shown = err.reason if err.reason.startswith("rules mismatch") else "its model could not be loaded"
+                raise GameError(f"bot {spec!r} for seat {seat}: {shown}") from None
+            except (ValueError, NotImplementedError, HeartsError) as err:
                 raise GameError(f"bot {spec!r} for seat {seat}: {err}") from None
+            except OSError as err:
+                LOG.warning("hearts serve: bot %r: %s", spec, err)
+                raise GameError(f"bot {spec!r} for seat {seat}: it could not be loaded") from None
             self.labels.append(spec_label(spec))
         self.names = names_for(n, self.human)
         # a spectator with hidden hands hears what seat 0 hears (kitty face down), passes left out
         viewer = self.human if self.human is not None else None if self.show_hands else 0
         self.narrator = Narrator(rules, self.names, STYLE, viewer)
         self.lock = threading.Lock()
+        self.turn = asyncio.Lock()
         self.touched = time.monotonic()
         self.match = Match(rules, seed=setup.seed, scripted_deals=setup.scripted_deals)
         self.table = SeatedTable(rules, match_episode=True)
@@ -108,6 +135,15 @@ class WebGame:
         self.record_error = ""
         self._history_before = 0
         self._start_deal()
+        self.snapshot = self.state()
+
+    def run(self, change: Callable[[], None]) -> dict[str, Any]:
+        """Apply ``change`` (``act``, ``advance``) under the game's lock and publish the new ``snapshot``;
+        a refused change raises ``GameError`` and leaves both as they were."""
+        with self.lock:
+            change()
+            self.snapshot = self.state()
+            return self.snapshot
 
     # ---- driving the game
     @property
@@ -166,14 +202,15 @@ class WebGame:
     def save(self) -> None:
         if self.records_dir is None:
             return
-        if self.record_path is None:
+        if self.record_path is None:  # named by neither the seed nor the game's id: the list of records is public
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            self.record_path = self.records_dir / f"web-{stamp}-seed{self.seed}-{self.id[:8]}.json"
+            self.record_path = self.records_dir / f"web-{stamp}-{secrets.token_hex(4)}.json"
         try:
             save_record(self.match, self.record_path, single_deal=self.single_deal)
             self.record_error = ""
-        except OSError as err:
-            self.record_error = f"Could not save the game record to {self.record_path}: {err.strerror or err}"
+        except OSError as err:  # the browser is told why, not where: the path is the server's
+            LOG.warning("hearts serve: could not save %s: %s", self.record_path, err)
+            self.record_error = f"Could not save the game record: {err.strerror or type(err).__name__}."
 
     def record(self) -> dict[str, Any]:
         """The game record (only once the game is over: before that it would show every hand)."""
@@ -217,6 +254,8 @@ class WebGame:
             raise GameError(f"It is not your turn: {self.names[deal.current_player]} is to move.", 409)
         if not isinstance(actions, list) or not actions:
             raise GameError("'actions' must be a non-empty list of actions (card names such as 'QS', or numbers).")
+        if len(actions) > NUM_CARDS:
+            raise GameError(f"'actions' lists at most {NUM_CARDS} cards; you gave {len(actions)}.")
         chosen = [_action_of(a) for a in actions]
         legal = deal.legal_actions()
         if legal[0] >= NUM_CARDS:  # a menu
@@ -228,7 +267,7 @@ class WebGame:
         if deal.phase == PASSING:
             count = self.rules.pass_count - len(deal.chosen[self.human])
             held = deal.hands[self.human]
-            missing = [c for c in chosen if c >= NUM_CARDS or not held >> c & 1]
+            missing = sorted({c for c in chosen if c >= NUM_CARDS or not held >> c & 1})
             if missing:
                 raise GameError(f"You do not hold {_cards_text(missing)}.")
             if len(set(chosen)) != len(chosen):
@@ -440,7 +479,7 @@ def parse_setup(data: Mapping[str, Any], bot_choices: Sequence[str]) -> GameSetu
         raise GameError("'bots' must be a non-empty list of bot names.")
     for spec in specs:
         if spec not in bot_choices:
-            raise GameError(f"unknown bot {spec[:40]!r}; choose one of: {', '.join(bot_choices)}.")
+            raise GameError(f"unknown bot {spec[:40]!r}: choose one of the bots /api/options lists.")
     others = n if human is None else n - 1
     try:
         lineup = lineup_of(specs, others)
@@ -474,14 +513,29 @@ def parse_setup(data: Mapping[str, Any], bot_choices: Sequence[str]) -> GameSetu
 
 
 class GameStore:
-    """At most ``max_games`` live games under unguessable ids; a game untouched for
-    ``idle_seconds`` is dropped when room is needed (and on every new game)."""
+    """The live games under unguessable ids: at most ``max_games`` in all and ``max_per_client`` unfinished
+    ones per client. A game untouched for ``idle_seconds`` is dropped (on every new game); when the table is
+    full, finished games are dropped first, and a client at its bound has its own games idle for
+    ``replace_seconds`` dropped (a game it walked away from). ``make`` builds the bots (shared networks)."""
 
-    def __init__(self, max_games: int = 200, idle_seconds: float = 3600.0, records_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        max_games: int = 200,
+        idle_seconds: float = 3600.0,
+        records_dir: Path | None = None,
+        *,
+        max_per_client: int = 20,
+        replace_seconds: float = 300.0,
+        make: BotMaker = make_bot,
+    ) -> None:
         self.max_games = max_games
+        self.max_per_client = max_per_client
         self.idle_seconds = idle_seconds
+        self.replace_seconds = replace_seconds
         self.records_dir = records_dir
-        self._games: dict[str, WebGame] = {}
+        self.make = make
+        self._games: dict[str, WebGame | None] = {}  # None: a seat held while its game is built
+        self._owners: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -491,22 +545,60 @@ class GameStore:
         now = time.monotonic()
         with self._lock:
             for key in [k for k, g in self._games.items() if g is not None and now - g.touched > self.idle_seconds]:
-                del self._games[key]
+                self._drop(key)
 
-    def create(self, setup: GameSetup) -> WebGame:
+    def _drop(self, key: str) -> None:
+        del self._games[key]
+        del self._owners[key]
+
+    def _unfinished(self, owner: str) -> list[str]:
+        """The ids of ``owner``'s games in progress (and being built), longest idle first."""
+        mine = [k for k, o in self._owners.items() if o == owner and not getattr(self._games[k], "finished", False)]
+        return sorted(mine, key=lambda k: getattr(self._games[k], "touched", float("inf")))
+
+    def _make_room(self, owner: str) -> None:
+        """Refuse a new game for ``owner`` (``GameError`` 429 or 503) unless there is room; make room first by
+        dropping finished games, then ``owner``'s own games idle for ``replace_seconds``."""
+        now = time.monotonic()
+        mine = self._unfinished(owner)
+        for key in mine[: max(0, len(mine) - self.max_per_client + 1)]:
+            game = self._games[key]
+            if game is not None and now - game.touched > self.replace_seconds:
+                self._drop(key)
+        mine = self._unfinished(owner)
+        if len(mine) >= self.max_per_client:
+            minutes = max(1, round(self.replace_seconds / 60))
+            raise GameError(
+                f"You have {len(mine)} games in progress, the most one client may have: finish one, or start "
+                f"a new game once one has been left for {minutes} minute{'s' if minutes != 1 else ''}.",
+                429,
+            )
+        finished = sorted(
+            (g for g in self._games.values() if g is not None and g.finished), key=lambda g: g.touched, reverse=True
+        )
+        while len(self._games) >= self.max_games and finished:
+            self._drop(finished.pop().id)
+        if len(self._games) >= self.max_games:
+            raise GameError(
+                f"The table is full: too many games in progress ({len(self._games)}, the most this server holds). "
+                "Try again later.",
+                503,
+            )
+
+    def create(self, setup: GameSetup, owner: str = "") -> WebGame:
         self.expire()
         with self._lock:
-            if len(self._games) >= self.max_games:
-                raise GameError("The table is full: too many games in progress. Try again later.", 503)
+            self._make_room(owner)
             game_id = secrets.token_urlsafe(18)
             while game_id in self._games:
                 game_id = secrets.token_urlsafe(18)
-            self._games[game_id] = None  # type: ignore[assignment]  # the seat is held while the game is built
+            self._games[game_id] = None
+            self._owners[game_id] = owner
         try:
-            game = WebGame(game_id, setup, self.records_dir)
+            game = WebGame(game_id, setup, self.records_dir, self.make, owner)
         except BaseException:
             with self._lock:
-                del self._games[game_id]
+                self._drop(game_id)
             raise
         with self._lock:
             self._games[game_id] = game
@@ -521,3 +613,10 @@ class GameStore:
             raise GameError("Unknown game (it may have expired): start a new one.", 404)
         game.touched = time.monotonic()
         return game
+
+    def live_records(self) -> set[str]:
+        """The file names of the records of matches still in progress: they hold the match's seed and the
+        next deal, so no client may read them."""
+        with self._lock:
+            games = [g for g in self._games.values() if g is not None]
+        return {g.record_path.name for g in games if g.record_path is not None and not g.finished}

@@ -12,20 +12,30 @@
     GET  /api/records/{name}        one of them as replay frames
     POST /api/replay                an uploaded record as replay frames
 
-Every refusal is ``{"error": "..."}`` with a 4xx status; the game is left as it was.
+Every refusal is ``{"error": "..."}`` with a 4xx status (a reason of at most ``MAX_ERROR``
+characters, never a path of the server); the game is left as it was. What a client can read of a
+match in progress is what its seat may know: the records of such matches are neither listed nor
+served, and record names carry no seed. Requests come from the table's own page only
+(``origin.ServedHere``); bodies are bounded (413) and must arrive within ``BODY_SECONDS`` (408).
+A game's bots think in a worker thread while the game's ``turn`` is held; reading a game takes
+neither, so a thinking bot holds up nothing but its own game's next move.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-import re
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio.to_thread
+from anyio import CapacityLimiter
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -38,17 +48,25 @@ from ..bots import (
     TRUSTING_OPTIONS,
     WAITING_OPTIONS,
 )
-from ..core import PRESET_DESCRIPTIONS, PRESETS, RecordError, Rules, load_record
+from ..core import PRESET_DESCRIPTIONS, PRESETS, RecordError, Rules
 from ..narrate.narrator import seat_names
 from ..nets.store import shipped_models
 from ..obs import MAX_SEATS
-from .game import GameError, GameStore, parse_setup
+from .game import GameError, GameStore, WebGame, parse_setup
+from .models import SharedModels
+from .origin import ServedHere
+from .records import list_records, read_record
 from .replay import replay_frames
 
 STATIC = Path(__file__).parent / "static"
-MAX_BODY = 4 * 1024 * 1024  # bytes: the largest request (an uploaded record)
+MAX_UPLOAD = 4 * 1024 * 1024  # bytes: an uploaded record
+MAX_FORM = 64 * 1024  # bytes: any other request
+BODY_SECONDS = 10.0  # a request's body arrives within this, or the request is refused (408)
 MAX_STEPS = 5000
-RECORD_NAME = re.compile(r"^[A-Za-z0-9._-]{1,200}\.json$")
+MAX_ERROR = 400  # characters of an error message: it never repeats much of the request
+GAME_THREADS = 32  # games whose bots think at once (one thread each); the others' moves wait their turn
+LOG = logging.getLogger("hearts_env.web")
+T = TypeVar("T")
 
 
 def bot_choices() -> list[str]:
@@ -72,22 +90,42 @@ def bot_choices() -> list[str]:
     ]
 
 
-def _error(message: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+class Disconnected(Exception):
+    """The client left before its request body arrived."""
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY:
-            raise GameError(f"The request is too large (more than {MAX_BODY // 1024 // 1024} MiB).", 413)
+def _error(message: str, status: int = 400, *, close: bool = False) -> JSONResponse:
+    if len(message) > MAX_ERROR:
+        message = message[: MAX_ERROR - 1] + "…"
+    return JSONResponse({"error": message}, status_code=status, headers={"Connection": "close"} if close else None)
+
+
+async def _body(request: Request, limit: int, seconds: float) -> dict[str, Any]:
+    """The request's JSON object: at most ``limit`` bytes (413), all of it within ``seconds`` (408)."""
+    too_large = GameError(f"The request is too large (more than {limit // 1024} KiB).", 413)
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise too_large
+                chunks.append(chunk)
+    except TimeoutError:
+        raise GameError(f"The request body did not arrive within {seconds:g} s.", 408) from None
+    except ClientDisconnect:
+        raise Disconnected from None
+    raw = b"".join(chunks)
     if not raw.strip():
         return {}
     try:
         data = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise GameError(f"The request is not valid JSON: {err}.") from None
+        raise GameError(f"The request is not valid JSON: {str(err)[:120]}.") from None
     except RecursionError:
         raise GameError("The request is not valid JSON: nested too deeply.") from None
     except ValueError as err:  # an integer literal past Python's digit limit
@@ -98,87 +136,109 @@ async def _body(request: Request) -> dict[str, Any]:
 
 
 def create_app(
-    records_dir: str | Path | None = None, *, max_games: int = 200, idle_seconds: float = 3600.0
+    records_dir: str | Path | None = None,
+    *,
+    max_games: int = 200,
+    max_games_per_client: int = 20,
+    idle_seconds: float = 3600.0,
+    hosts: Iterable[str] = (),
+    port: int | None = None,
+    body_seconds: float = BODY_SECONDS,
 ) -> Starlette:
-    """The web table. Finished games are saved to ``records_dir`` (none: not saved) and listed for replay."""
+    """The web table. Finished games are saved to ``records_dir`` (none: not saved) and listed for replay.
+    It answers requests addressed to this machine's loopback names and ``hosts`` (on ``port``; ``None``:
+    any), at most ``max_games`` games in all and ``max_games_per_client`` in progress per client address."""
     folder = Path(records_dir).expanduser() if records_dir is not None else None
-    store = GameStore(max_games=max_games, idle_seconds=idle_seconds, records_dir=folder)
+    models = SharedModels()
+    store = GameStore(
+        max_games=max_games,
+        idle_seconds=idle_seconds,
+        records_dir=folder,
+        max_per_client=max_games_per_client,
+        make=models.bot,
+    )
     choices = bot_choices()
     names = {str(n): {"play": seat_names(n, 0), "watch": seat_names(n, None)} for n in range(3, MAX_SEATS + 1)}
     presets = [
         {"name": p, "description": PRESET_DESCRIPTIONS[p], "num_players": Rules.load(p).num_players} for p in PRESETS
     ]
+    game_threads = CapacityLimiter(GAME_THREADS)
 
     def guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             try:
                 return await handler(request)
             except GameError as err:
-                return _error(err.message, err.status)
+                if err.status == 408:
+                    LOG.warning("hearts serve: %s %s: %s", request.method, request.url.path, err.message)
+                return _error(err.message, err.status, close=err.status in (408, 413))
             except RecordError as err:
                 return _error(f"This game record does not replay: {err}", 422)
+            except Disconnected:
+                LOG.warning(
+                    "hearts serve: %s %s: the client disconnected before its request body arrived",
+                    request.method,
+                    request.url.path,
+                )
+                return Response(status_code=400)
 
         return endpoint
+
+    async def in_turn(game: WebGame, work: Callable[[], T]) -> T:
+        """``work`` on ``game`` in a worker thread, after the requests before it for the same game: the wait
+        is on the event loop (it holds no thread), the thinking in the thread."""
+        async with game.turn:
+            return await anyio.to_thread.run_sync(work, limiter=game_threads)
+
+    def body(request: Request, limit: int = MAX_FORM) -> Awaitable[dict[str, Any]]:
+        return _body(request, limit, body_seconds)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
     async def options(request: Request) -> Response:
+        listed = await run_in_threadpool(list_records, folder, store.live_records)
         return JSONResponse(
             {
                 "presets": presets,
                 "seat_names": names,  # the form's seat labels: the table's own naming
                 "bots": choices,
-                "records": _records(folder),
-                "records_dir": str(folder) if folder is not None else None,
+                "records": listed,
             }
         )
 
-    # The game work (bots thinking, replays) runs in worker threads, so one busy game does not hold
-    # up the others; each game has its own lock.
-    def created(data: dict[str, Any]) -> dict[str, Any]:
-        game = store.create(parse_setup(data, choices))
-        with game.lock:
-            return game.state()
-
-    def acted(game_id: str, data: dict[str, Any]) -> dict[str, Any]:
-        game = store.get(game_id)
-        with game.lock:
-            game.act(data.get("seat"), data.get("actions"))
-            return game.state()
-
-    def advanced(game_id: str, steps: int) -> dict[str, Any]:
-        game = store.get(game_id)
-        with game.lock:
-            game.advance(steps)
-            return game.state()
-
     async def new_game(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(created, await _body(request)))
+        data = await body(request)
+        owner = request.client.host if request.client is not None else ""
+
+        def create() -> WebGame:
+            return store.create(parse_setup(data, choices), owner)
+
+        game = await anyio.to_thread.run_sync(create, limiter=game_threads)
+        return JSONResponse(game.snapshot)
 
     async def get_state(request: Request) -> Response:
-        game = store.get(request.path_params["game_id"])
-        with game.lock:
-            return JSONResponse(game.state())
+        return JSONResponse(store.get(request.path_params["game_id"]).snapshot)
 
     async def act(request: Request) -> Response:
-        store.get(request.path_params["game_id"])  # an unknown game is refused before the body is read
-        data = await _body(request)
-        return JSONResponse(await run_in_threadpool(acted, request.path_params["game_id"], data))
+        game = store.get(request.path_params["game_id"])  # an unknown game is refused before the body is read
+        data = await body(request)
+        return JSONResponse(
+            await in_turn(game, lambda: game.run(lambda: game.act(data.get("seat"), data.get("actions"))))
+        )
 
     async def advance(request: Request) -> Response:
-        store.get(request.path_params["game_id"])
-        data = await _body(request)
+        game = store.get(request.path_params["game_id"])
+        data = await body(request)
         steps = data.get("steps", 1)
         if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
             raise GameError(f"'steps' must be a whole number from 1 to {MAX_STEPS}.")
-        return JSONResponse(await run_in_threadpool(advanced, request.path_params["game_id"], steps))
+        return JSONResponse(await in_turn(game, lambda: game.run(lambda: game.advance(steps))))
 
     async def record(request: Request) -> Response:
         game = store.get(request.path_params["game_id"])
-        with game.lock:
-            data = game.record()
-            name = game.record_path.name if game.record_path else f"hearts-{game.id[:8]}.json"
+        data = await in_turn(game, game.record)
+        name = game.record_path.name if game.record_path else f"hearts-{game.id[:8]}.json"
         return Response(
             json.dumps(data, indent=1) + "\n",
             media_type="application/json",
@@ -186,16 +246,22 @@ def create_app(
         )
 
     async def records(request: Request) -> Response:
-        return JSONResponse({"records": _records(folder)})
+        return JSONResponse({"records": await run_in_threadpool(list_records, folder, store.live_records)})
 
     async def record_frames(request: Request) -> Response:
         name = request.path_params["name"]
-        if folder is None or not RECORD_NAME.match(name) or not (folder / name).is_file():
-            raise GameError(f"No game record named {name[:60]!r} in the records folder.", 404)
-        return JSONResponse(await run_in_threadpool(lambda: replay_frames(load_record(folder / name))))
+
+        def frames() -> dict[str, Any]:
+            record = read_record(folder, name, store.live_records)
+            try:
+                return replay_frames(record)
+            except RecordError as err:
+                raise GameError(f"The game record {name} does not replay: {err}", 422) from None
+
+        return JSONResponse(await run_in_threadpool(frames))
 
     async def upload(request: Request) -> Response:
-        data = await _body(request)
+        data = await body(request, MAX_UPLOAD)
         return JSONResponse(await run_in_threadpool(replay_frames, data))
 
     routes = [
@@ -211,14 +277,7 @@ def create_app(
         Route("/api/replay", guarded(upload), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, middleware=[Middleware(ServedHere, names=hosts, port=port)])
     app.state.store = store
+    app.state.models = models
     return app
-
-
-def _records(folder: Path | None, limit: int = 200) -> list[dict[str, Any]]:
-    if folder is None or not folder.is_dir():
-        return []
-    files = [p for p in folder.glob("*.json") if p.is_file() and RECORD_NAME.match(p.name)]
-    files.sort(key=lambda p: p.stat().st_mtime, reverse=True)
-    return [{"name": p.name, "size": p.stat().st_size} for p in files[:limit]]
