@@ -451,3 +451,47 @@ def test_the_records_folder_serves_regular_files_only(app, client, tmp_path):
         assert r.status_code == 422 and name in r.json()["error"], r.text
         assert str(tmp_path) not in r.text
     assert client.get(f"/api/records/{final['record_file']}").status_code == 200
+
+
+@pytest.mark.slow
+def test_a_short_body_over_a_real_connection(caplog):
+    """Through uvicorn: a body shorter than its Content-Length is answered 408 and the connection closed; a
+    client that hangs up mid-body leaves one log line and no traceback."""
+    import socket
+
+    uvicorn = pytest.importorskip("uvicorn") if not os.environ.get("CI") else __import__("uvicorn")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = create_app(None, body_seconds=0.5)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="info"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    head = (
+        f"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        "Content-Length: 100\r\n\r\n"
+    ).encode()
+    try:
+        with caplog.at_level(logging.INFO):
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+                conn.sendall(head + b'{"bots": ["heur')
+                start = time.monotonic()
+                answer = b""
+                while chunk := conn.recv(4096):  # the server closes the connection after its answer
+                    answer += chunk
+                assert time.monotonic() - start < 3
+            assert answer.startswith(b"HTTP/1.1 408") and b"did not arrive" in answer, answer
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+                conn.sendall(head + b'{"bots": ["heur')
+                time.sleep(0.1)
+            time.sleep(0.3)  # the server notices the hang-up
+        assert not any(r.exc_info for r in caplog.records), [r.getMessage() for r in caplog.records]
+        left = [r for r in caplog.records if "disconnected" in r.getMessage()]
+        assert len(left) == 1, [r.getMessage() for r in caplog.records]
+    finally:
+        server.should_exit = True
+        thread.join(10)
