@@ -283,3 +283,75 @@ def test_make_vec_and_record_episode_statistics() -> None:
     assert list(env.length_queue) == lengths and env.episode_count == len(lengths)
     with pytest.raises(ValueError, match="SAME_STEP"):
         RecordEpisodeStatistics(gymnasium.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync"))
+
+
+def _legal_choice(mask: np.ndarray) -> np.ndarray:
+    """A deterministic legal action per row: the highest legal action id."""
+    return (mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)).astype(np.int64)
+
+
+@pytest.mark.parametrize("rules", ["standard", "three_player"])
+def test_next_step_autoreset_shows_the_same_deals_one_step_later(rules: str) -> None:
+    """``autoreset_mode="next_step"`` on a fixed seat: every row's deals end at the same steps, so the
+    stream with the step after each end removed equals ``SAME_STEP``'s exactly; the ended step shows the
+    learner's last decision (``SAME_STEP``'s ``final_obs``), the next one the next deal's start, reward 0,
+    not terminated, its action ignored (even an illegal one)."""
+    same = HeartsVectorEnv(5, rules, seat=1)
+    nxt = HeartsVectorEnv(5, rules, seat=1, autoreset_mode="next_step")
+    assert same.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    assert nxt.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    assert type(nxt).metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP  # per instance
+    obs_s, info_s = same.reset(seed=11)  # one seed: every row's deal has the same pass kind
+    obs_n, info_n = nxt.reset(seed=11)
+    np.testing.assert_array_equal(obs_s, obs_n)
+    ends = 0
+    for _ in range(60):
+        actions = _legal_choice(info_s["action_mask"])
+        obs_s, rew_s, term_s, _, info_s = same.step(actions)
+        obs_n, rew_n, term_n, trunc_n, info_n = nxt.step(actions)
+        np.testing.assert_array_equal(rew_s, rew_n)
+        np.testing.assert_array_equal(term_s, term_n)
+        assert not trunc_n.any()
+        if not term_s.any():
+            np.testing.assert_array_equal(obs_s, obs_n)
+            np.testing.assert_array_equal(info_s["action_mask"], info_n["action_mask"])
+            continue
+        assert term_s.all(), "a fixed seat's deals all end at the same step"
+        ends += 1
+        assert "final_obs" not in info_n and info_n["_final_info"].all()
+        np.testing.assert_array_equal(obs_n, info_s["final_obs"])  # the learner's last decision of the deal
+        np.testing.assert_array_equal(info_n["final_info"]["scores"], info_s["final_info"]["scores"])
+        assert info_n["action_mask"].any(1).all()
+        np.testing.assert_array_equal(nxt.action_masks(), info_n["action_mask"])
+        illegal = np.where(info_s["action_mask"][:, 0], 67, 0)  # ignored: the rows only show the next deal
+        obs_n, rew_n, term_n, _, info_n = nxt.step(illegal)
+        assert not term_n.any() and (rew_n == 0).all()
+        np.testing.assert_array_equal(obs_n, obs_s)
+        np.testing.assert_array_equal(info_n["action_mask"], info_s["action_mask"])
+    assert ends >= 2
+
+
+def test_next_step_autoreset_with_random_seats_and_mixed_opponents() -> None:
+    """Random seats (deals ending at different steps, so rows move while others show a fresh deal): every
+    ended row shows its next deal one step later with reward 0, rewards come only with a deal's end and equal
+    minus the learner's deal points, and every action taken is legal under the mask shown."""
+    env = HeartsVectorEnv(
+        7, "standard", seat="random", opponents=["heuristic", "random", "heuristic"], autoreset_mode="next_step"
+    )
+    _, info = env.reset(seed=4)
+    held = np.zeros(7, bool)
+    gen = torch.Generator().manual_seed(0)
+    deals = 0
+    for _ in range(150):
+        actions = _random_actions(info, gen).numpy()
+        _, rewards, term, _, info = env.step(actions)
+        assert not (term & held).any() and (rewards[held] == 0).all()
+        assert (rewards[~term] == 0).all()
+        if term.any():
+            points = info["final_info"]["points"]
+            np.testing.assert_allclose(rewards[term], -points[term])
+            deals += int(term.sum())
+        held = term
+    assert deals >= 7
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        HeartsVectorEnv(2, "standard", autoreset_mode="disabled")

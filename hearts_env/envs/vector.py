@@ -35,7 +35,7 @@ What each sub-environment is: ``hearts_env.envs.HeartsGymEnv`` with single-deal 
   is always at a decision of its learner, so **no row's mask is ever all False** (after a deal ends
   the row's mask is already the next deal's first decision of its learner).
 
-Autoreset: ``AutoresetMode.SAME_STEP`` (``metadata["autoreset_mode"]``). The step in which a row's deal
+Autoreset: ``AutoresetMode.SAME_STEP`` by default (``metadata["autoreset_mode"]``). The step in which a row's deal
 ends returns ``terminated=True``, the reward of that deal, and already the **next** deal's first
 observation and mask of that row; ``info["final_obs"]`` ``(num_envs, 2577)`` (rows flagged by
 ``info["_final_obs"]``) is the learner's observation at its last decision of the finished deal (the
@@ -48,6 +48,13 @@ Wrappers that assume ``NEXT_STEP`` do not apply: Gymnasium's vector observation 
 reports every episode after a row's first one step short; use ``RecordEpisodeStatistics`` from this module,
 the same statistics (``info["episode"]``: ``r``, ``l``, ``t``; the queues) counted for ``SAME_STEP``.
 A deal cancelled before the learner's first decision is skipped, as ``HeartsGymEnv`` skips it.
+
+``autoreset_mode=AutoresetMode.NEXT_STEP`` (or ``"next_step"``), Gymnasium's default, for libraries that
+assume it (RLlib's single-agent env runners): the step in which a row's deal ends returns that row's
+``terminated=True``, the deal's reward and, as its observation and ``action_mask``, the learner's last
+decision of the finished deal (no ``final_obs``; ``final_info`` as above); the row's next step ignores
+its action, moves nothing in it and returns the next deal's first observation with reward 0 and
+``terminated=False``. The rows' deals, seats and opponents' moves are those of ``SAME_STEP``.
 
 Illegal actions: ``illegal_action="raise"`` (default): ``step`` raises
 ``hearts_env.batched.BatchedActionError`` (an ``IllegalActionError``) naming the rows, their actions
@@ -88,6 +95,7 @@ from ..batched import (
     BatchPolicy,
     HeuristicPolicy,
     ModulePolicy,
+    StepResult,
     UniformRandomPolicy,
 )
 from ..batched.state import FIELD_NAMES, BatchState
@@ -210,6 +218,7 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
         episode: str = "deal",
         final_rank_reward: Sequence[float] | None = None,
         render_mode: str | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
     ) -> None:
         if episode != "deal":
             raise NotImplementedError(f"episode={episode!r}: HeartsVectorEnv plays single deals only (episode='deal')")
@@ -225,6 +234,13 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(
                 f"illegal_action must be one of {', '.join(VECTOR_ILLEGAL_ACTION_MODES)}, got {illegal_action!r}"
             )
+        modes = {m.value.lower(): m for m in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)}
+        key = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else str(autoreset_mode)
+        mode = modes.get(key.lower().replace("_", ""))
+        if mode is None:
+            raise ValueError(f"autoreset_mode must be same_step or next_step, got {autoreset_mode!r}")
+        self.autoreset_mode = mode
+        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         loaded = Rules.load(rules)
         n = loaded.num_players
         if seat != "random" and not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < n):
@@ -268,6 +284,9 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
         self.seats = torch.zeros(num_envs, dtype=torch.int64, device=self.device)
         self._obs: torch.Tensor | None = None
         self._mask: torch.Tensor | None = None
+        #: NEXT_STEP: the rows whose deal ended in the last step (their next step only shows the next deal)
+        self._held = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
+        self._shown_mask: torch.Tensor | None = None  # the mask of the observation last returned
 
     # ---- gymnasium API
     def reset(
@@ -302,6 +321,8 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
         self._play_opponents(None)
         self._obs = engine.observe()
         self._mask = engine.legal_mask()
+        self._held = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
+        self._shown_mask = self._mask
         return self._out(self._obs), {
             "action_mask": self._out(self._mask),
             "_action_mask": self._out(torch.ones(self.num_envs, dtype=torch.bool, device=self.device)),
@@ -315,6 +336,10 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
         engine = self.engine
         b = self.num_envs
         a = self._as_actions(actions)
+        held = self._held
+        any_held = bool(held.any())
+        if any_held:  # NEXT_STEP: these rows show the next deal's start; their actions are ignored
+            a = torch.where(held, self._mask.long().argmax(1), a)
         bad = None
         if self.illegal_action == "terminate":
             ok = (a >= 0) & (a < NUM_ACTIONS)
@@ -323,7 +348,10 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
                 bad = ~ok
                 a = torch.where(bad, self._mask.long().argmax(1), a)
         seats_before = self.seats.clone()
-        result = engine.step(a)  # "raise": BatchedActionError names the rows, actions and legal actions
+        if any_held:
+            result = self._step_rows(torch.nonzero(~held).flatten(), a)
+        else:
+            result = engine.step(a)  # "raise": BatchedActionError names the rows, actions and legal actions
         ended = result.done.clone()
         reward = self._learner_reward(result.rewards, result.scores, self.seats)
         scores = result.scores.clone()
@@ -339,20 +367,31 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
         self._new_seats(ended, self._rows)
         self._play_opponents(ended, reward, scores, cancelled)
 
-        final_obs = self._obs
+        final_obs, final_mask = self._obs, self._mask
         self._obs = engine.observe()
         self._mask = engine.legal_mask()
         points = scores.gather(1, seats_before.unsqueeze(1)).squeeze(1)
+        next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
+        any_ended = bool(ended.any())
+        obs, mask, seats = self._obs, self._mask, self.seats.clone()
+        if next_step:
+            self._held = ended
+            if any_ended:  # the ended rows show their last decision now, the next deal at the next step
+                obs = torch.where(ended.unsqueeze(1), final_obs, obs)
+                mask = torch.where(ended.unsqueeze(1), final_mask, mask)
+                seats = torch.where(ended, seats_before, seats)
+        self._shown_mask = mask
         info: dict[str, Any] = {
-            "action_mask": self._out(self._mask),
+            "action_mask": self._out(mask),
             "_action_mask": self._out(torch.ones(b, dtype=torch.bool, device=self.device)),
-            "seat": self._out(self.seats.clone()),
+            "seat": self._out(seats),
             "_seat": self._out(torch.ones(b, dtype=torch.bool, device=self.device)),
         }
-        if bool(ended.any()):
+        if any_ended:
             out_ended = self._out(ended)
-            info["final_obs"] = self._out(final_obs)
-            info["_final_obs"] = out_ended
+            if not next_step:
+                info["final_obs"] = self._out(final_obs)
+                info["_final_obs"] = out_ended
             info["final_info"] = {
                 "scores": self._out(scores),
                 "_scores": out_ended,
@@ -368,16 +407,17 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
             info["illegal_action"] = self._out(bad)
             info["_illegal_action"] = self._out(bad)
         truncated = torch.zeros(b, dtype=torch.bool, device=self.device)
-        return self._out(self._obs), self._out(reward), self._out(ended), self._out(truncated), info
+        return self._out(obs), self._out(reward), self._out(ended), self._out(truncated), info
 
     def action_masks(self) -> Any:
-        """``(num_envs, 68)`` bool: the legal actions of each row's learner now (never all False in a row)."""
+        """``(num_envs, 68)`` bool: the legal actions of each row's learner now (never all False in a row;
+        ``NEXT_STEP``: a row whose deal just ended shows its last decision's)."""
         if self._mask is None:
             raise RuntimeError("call reset() first")
-        return self._out(self._mask)
+        return self._out(self._shown_mask if self._shown_mask is not None else self._mask)
 
     def close_extras(self, **kwargs: Any) -> None:
-        self._obs = self._mask = None
+        self._obs = self._mask = self._shown_mask = None
 
     # ---- internals
     def _out(self, x: torch.Tensor) -> Any:
@@ -397,6 +437,27 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
         if a.dtype == torch.bool or a.is_floating_point() or a.is_complex():
             raise ValueError(f"actions must be integers, got {a.dtype}")
         return a.long()
+
+    def _step_rows(self, idx: torch.Tensor, actions: torch.Tensor) -> StepResult:
+        """Apply ``actions`` in the rows ``idx`` only (the others stay as they are); the result has every row,
+        zero where nothing moved. Every row's action is checked first, so an error names the env's rows."""
+        engine = self.engine
+        engine.kernel.validate(engine.state, actions)
+        b, n = self.num_envs, self.num_players
+        if idx.numel() == 0:  # every row shows a fresh deal: nothing moves
+            zeros = torch.zeros(b, dtype=torch.bool, device=self.device)
+            points = torch.zeros(b, n, dtype=torch.int64, device=self.device)
+            return StepResult(torch.zeros(b, n, device=self.device), zeros, points, zeros.clone())
+        full = engine.state
+        new, sub = engine.kernel.transition(full.rows(idx), actions.index_select(0, idx), engine.generator)
+        engine.state = BatchState(
+            **{name: getattr(full, name).index_copy(0, idx, getattr(new, name)) for name in FIELD_NAMES}
+        )
+
+        def spread(x: torch.Tensor) -> torch.Tensor:
+            return torch.zeros((b, *x.shape[1:]), dtype=x.dtype, device=x.device).index_copy_(0, idx, x)
+
+        return StepResult(spread(sub.rewards), spread(sub.done), spread(sub.scores), spread(sub.cancelled))
 
     def _learner_reward(self, rewards: torch.Tensor, scores: torch.Tensor, seats: torch.Tensor) -> torch.Tensor:
         """The learner's reward in each row of a step's result (zero where no deal ended)."""
