@@ -43,6 +43,7 @@ def main() -> None:
     p.add_argument("--tiny", action="store_true", help="a tiny batch and network: checks the recipe quickly")
     p.add_argument("--eval-deals", type=int, default=20)
     args = p.parse_args()
+    torch.set_num_threads(1)  # a small MLP: more threads only contend on a small or shared machine
 
     rules = Rules.load("standard")
     batch, hidden = (400, [32]) if args.tiny else (8000, [128, 128])

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 
+import torch
 from sb3_contrib import MaskablePPO
 
 from hearts_env.envs import HeartsGymEnv
@@ -39,6 +40,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--save", default=None, help="save the model to this path")
     args = p.parse_args()
+    torch.set_num_threads(1)  # a small MLP: more threads only contend on a small or shared machine
 
     env = HeartsGymEnv(args.rules, seat="random", opponents=args.opponents, reward_scale=0.1)
     model = MaskablePPO(

@@ -294,15 +294,39 @@ def run_training_info(
     return info
 
 
+def default_models_dir() -> Path:
+    """Where ``hearts export`` writes models: ``$HEARTS_MODELS_DIR``, else ``$XDG_DATA_HOME/hearts-env/models``
+    (``~/.local/share/hearts-env/models``): a per-user folder, never the checkout's shipped ``models/``."""
+    env = os.environ.get("HEARTS_MODELS_DIR")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "hearts-env" / "models"
+
+
+#: The default model name of ``hearts export``: the first of ``my-model``, ``my-model-2``, ... that is free.
+DEFAULT_NAME = "my-model"
+
+
+def free_name(models_dir: Path, stem: str = DEFAULT_NAME) -> str:
+    """The first of ``stem``, ``stem-2``, ``stem-3``, ... that is not a directory in ``models_dir``."""
+    name, k = stem, 1
+    while (models_dir / name).exists():
+        k += 1
+        name = f"{stem}-{k}"
+    return name
+
+
 def export_checkpoint(
     checkpoint: str | Path,
     name: str,
     *,
-    models_dir: str | Path = "models",
+    models_dir: str | Path | None = None,
     evaluation: Mapping[str, Any] | None = None,
     overwrite: bool = False,
 ) -> Path:
-    """Export the policy of a training checkpoint (``runs/<run>/checkpoint.pt``) to ``models/<name>``."""
+    """Export the policy of a training checkpoint (``runs/<run>/checkpoint.pt``) to ``<models_dir>/<name>``
+    (``models_dir`` default: ``default_models_dir()``)."""
     if Path(checkpoint).is_dir() and (Path(checkpoint) / "checkpoint.pt").is_file():  # a run directory
         checkpoint = Path(checkpoint) / "checkpoint.pt"
     data = load_checkpoint(checkpoint, restore_rng=False)
@@ -315,7 +339,7 @@ def export_checkpoint(
         evaluation = {k: v for k, v in history[-1].items() if k.startswith("eval/")}
     return export_model(
         network,
-        Path(models_dir) / name,
+        Path(models_dir if models_dir is not None else default_models_dir()) / name,
         name=name,
         rules=[args["rules"], *args["more_rules"]] if args.get("more_rules") else args["rules"],
         training_info=run_training_info(
@@ -337,8 +361,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     problem (no such checkpoint, not a checkpoint, the model exists) is one line and exit status 2."""
     parser = argparse.ArgumentParser(prog="hearts export", description=export_checkpoint.__doc__)
     parser.add_argument("checkpoint", help="a training checkpoint, e.g. runs/<run>/checkpoint.pt")
-    parser.add_argument("--name", required=True, help="model name: the model goes to <models-dir>/<name>")
-    parser.add_argument("--models-dir", default="models")
+    parser.add_argument(
+        "--name", help=f"model name: the model goes to <models-dir>/<name> (default: {DEFAULT_NAME}, or -2, -3, ...)"
+    )
+    parser.add_argument(
+        "--models-dir",
+        help="where models go (default: $HEARTS_MODELS_DIR, else $XDG_DATA_HOME/hearts-env/models, "
+        "~/.local/share/hearts-env/models)",
+    )
     parser.add_argument("--evaluation", help="JSON file of evaluation results to put in the model card")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing model of that name")
     args = parser.parse_args(argv)
@@ -347,7 +377,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hearts export: {message}", file=sys.stderr)
         return 2
 
-    target = Path(args.models_dir) / args.name
+    models_dir = Path(args.models_dir) if args.models_dir else default_models_dir()
+    if args.name is None:
+        args.name = free_name(models_dir)
+    target = models_dir / args.name
     try:
         check_model_name(args.name)
     except ValueError as err:
@@ -364,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return fail(f"--evaluation {args.evaluation}: not JSON: {err}")
     try:
         path = export_checkpoint(
-            args.checkpoint, args.name, models_dir=args.models_dir, evaluation=evaluation, overwrite=args.overwrite
+            args.checkpoint, args.name, models_dir=models_dir, evaluation=evaluation, overwrite=args.overwrite
         )
     except FileExistsError:  # made meanwhile
         return fail(f"{target} exists; pass --overwrite to replace it")
@@ -377,4 +410,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (HeartsError, KeyError) as err:  # HeartsError: the rules it names, say
         return fail(f"{args.checkpoint}: cannot export it: {err}")
     print(f"exported {path}")
+    print(f"next: hearts bench {path} --quick   (or hearts play --opponents {path})")
     return 0

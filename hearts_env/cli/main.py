@@ -4,6 +4,7 @@ Subcommands (each has ``--help``):
 
 - ``hearts play``: a person plays one seat against bots in the terminal (``PlaySession``).
 - ``hearts bots``: the bot roster (``hearts_env.bots.roster``) with its measured figures.
+- ``hearts bench POLICY``: the benchmark protocol for a new agent (``hearts_env.tournament.bench``).
 - ``hearts tournament``: bots against bots over duplicate deals (``hearts_env.cli.tournament``).
 - ``hearts train`` / ``hearts export``: ``hearts_env.training.ppo.main`` / ``hearts_env.training.export.main``
   (the ``train`` extra: torch); with ``--backend rllib``, ``hearts_env.training.rllib.train.main`` /
@@ -35,6 +36,7 @@ from ..narrate.narrator import seat_names
 from ..narrate.style import spell_unencodable
 from ..web.cli import add_serve_parser
 from . import tournament
+from .bench import add_bench_parser
 from .bots_cmd import add_bots_parser
 from .options import OneLineParser, add_rules_options, error_line, rules_overrides
 from .play import play_command
@@ -169,13 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(func=play_command)
 
     add_bots_parser(sub)
+    add_bench_parser(sub)
     sub.add_parser(
         "tournament",
         help="bots against bots over duplicate deals, with 95%% intervals (hearts tournament --help)",
         add_help=False,
     )
     sub.add_parser("train", help="train a PPO policy (hearts train --help; --backend rllib: Ray RLlib)", add_help=False)
-    sub.add_parser("export", help="export a trained policy to models/<name> (hearts export --help)", add_help=False)
+    sub.add_parser("export", help="export a policy as a numpy-only model (hearts export --help)", add_help=False)
 
     rules = sub.add_parser(
         "rules",

@@ -194,10 +194,27 @@ def is_policy_spec(text: str) -> bool:
     return bool(match) and match.group("module") not in SEARCH_SPECS  # type: ignore[union-attr]
 
 
+def _import_from_here(module_name: str) -> Any:
+    """``importlib.import_module``, looking in the current directory as well (as ``python -m`` would): the
+    ``hearts`` command's own ``sys.path`` does not hold it, and a user's ``mypol:fn`` lives there."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        here = str(Path.cwd())
+        top = module_name.partition(".")[0]
+        if err.name != top or here in sys.path or not (Path(top + ".py").is_file() or Path(top).is_dir()):
+            raise
+        sys.path.insert(0, here)
+        try:
+            return importlib.import_module(module_name)
+        finally:
+            sys.path.remove(here)
+
+
 def load_policy_spec(spec: str) -> Any:
     """The object ``"package.module:function"`` names (attributes may be dotted: ``"pkg.mod:Class.policy"``),
-    or ``"path/to/file.py:function"``. The one place this package imports user code by name: only
-    for a spec the user gave. Raises ``ValueError`` naming what is wrong."""
+    or ``"path/to/file.py:function"``, from the current directory too. The one place this package imports user
+    code by name: only for a spec the user gave. Raises ``ValueError`` naming what is wrong."""
     match = _POLICY_SPEC.match(spec)
     if not match or match.group("module") in SEARCH_SPECS:
         raise ValueError(f"policy spec {spec!r}: expected 'package.module:function' or 'file.py:function'")
@@ -214,7 +231,7 @@ def load_policy_spec(spec: str) -> Any:
             sys.modules[loader_spec.name] = module
             loader_spec.loader.exec_module(module)
         else:
-            module = importlib.import_module(module_name)
+            module = _import_from_here(module_name)
     except ImportError as err:
         raise ValueError(f"policy spec {spec!r}: cannot import {module_name}: {err}") from None
     obj: Any = module

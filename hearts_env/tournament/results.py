@@ -153,6 +153,10 @@ class TournamentResult:
             + " played once per seat rotation)"
             + ("; win rates: Wilson." if self.matches else ".")
         )
+        lines.append(
+            "moons: deals in which one of the bot's seats shot the moon. A − B: A's points per deal less B's on the "
+            "same sets (negative: A took fewer points than B)."
+        )
         return "\n".join(line.rstrip() for line in lines)
 
 

@@ -224,11 +224,14 @@ def run_tournament(
     workers: int = 1,
     rules_label: str | None = None,
     on_set: Callable[[int, int], None] | None = None,
+    first_alone: bool = False,
 ) -> TournamentResult:
     """Play ``deals`` duplicate sets (of deals, or of whole matches with ``matches=True``) of the lineup
     ``bots`` (specs: ``random``, ``heuristic``, a model directory, or bot objects; the last one fills
     the remaining seats) and measure every bot. ``workers > 1`` plays in that many processes (specs
-    only; ``0`` = one per CPU); the result is the same for any ``workers``."""
+    only; ``0`` = one per CPU); the result is the same for any ``workers``. ``first_alone`` measures the first
+    bot on its own even where the same spec fills the other seats (a table of four ``pimc``, one of them the
+    reference a paired difference is taken to)."""
     rules = Rules.load(rules) if not isinstance(rules, Rules) else rules
     n = rules.num_players
     lineup = lineup_of(bots, n)
@@ -241,18 +244,21 @@ def run_tournament(
         workers = 1  # bot objects stay in this process
     labels = [spec_label(b) for b in lineup]
     keys = [str(b) if isinstance(b, str | Path) else f"object:{id(b)}" for b in lineup]
+    if first_alone:
+        keys[0] = f"seat 0:{keys[0]}"
     seeds = deal_seeds(seed, deals)
     items = list(enumerate(seeds))
     outcomes: list[_SetOutcome] = []
-    bar = _Progress(deals * n, progress, "matches" if matches else "games")
     start = time.perf_counter()
     cpu_start = _cpu_time()
+    # Build every bot here first: a bad spec (a missing or tampered model, a bad option) fails now with its
+    # reason, before the progress bar, instead of inside pool initialisers that multiprocessing would restart.
+    objects = [
+        make_bot(b, rules, game_seed(seed, -1, j)) if isinstance(b, str | Path) else b for j, b in enumerate(lineup)
+    ]
+    bar = _Progress(deals * n, progress, "matches" if matches else "games")
     try:
         if workers <= 1:
-            objects = [
-                make_bot(b, rules, game_seed(seed, -1, j)) if isinstance(b, str | Path) else b
-                for j, b in enumerate(lineup)
-            ]
             table = _Table(rules, objects, matches)
             for i, s in items:
                 outcomes.append(table.play_set(i, s))
@@ -260,11 +266,6 @@ def run_tournament(
                 if on_set is not None:
                     on_set(i, s)
         else:
-            # Build every bot here first: a bad spec (a missing or tampered model) fails now with its
-            # reason, instead of inside pool initialisers that multiprocessing would restart forever.
-            for j, b in enumerate(lineup):
-                if isinstance(b, str | Path):
-                    make_bot(b, rules, game_seed(seed, -1, j))
             ctx = multiprocessing.get_context("spawn")
             size = max(1, min(64, deals // (workers * 8)))
             with ctx.Pool(
