@@ -10,22 +10,28 @@ import subprocess
 import sys
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
 import ray  # the rllib extra; CI installs it
 import torch
 from ray.rllib.core.columns import Columns
+from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
 from hearts_env.bots import HeuristicBot
 from hearts_env.cli.main import main as hearts
 from hearts_env.core import IllegalActionError, Rules
-from hearts_env.envs.rllib import HeartsMultiAgentEnv
+from hearts_env.envs.rllib import HeartsMultiAgentEnv, HeartsRLlibVectorEnv
 from hearts_env.nets import load_policy
 from hearts_env.tournament import run_tournament
+from hearts_env.training.network import build_network
+from hearts_env.training.rllib.config import RLlibArgs, check_args, parse_args, tables_per_runner
 from hearts_env.training.rllib.export import SIDECAR, CheckpointError, read_checkpoint
-from hearts_env.training.rllib.modules import HeuristicModule, MaskedPPOModule
+from hearts_env.training.rllib.modules import HeuristicModule, MaskedPPOModule, network_config
+from hearts_env.training.rllib.pool import VECTOR_MODULE, PoolVectorEnv, env_pool
 from hearts_env.training.rllib.selfplay import SeatMapping
+from hearts_env.training.rllib.train import build_config, connect, module_weights, save_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -358,3 +364,201 @@ def test_evaluate_takes_an_rllib_module_directly() -> None:
         logits = module.forward_inference({"obs": batch})["action_dist_inputs"][0].numpy()
     assert action == int(np.argmax(np.where(view["action_mask"] > 0, logits, -np.inf)))
     assert view["action_mask"][action] == 1
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The vector env path: single-agent env runners on HeartsRLlibVectorEnv, the pool inside the env
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _vector_args(**changes: object) -> RLlibArgs:
+    base = {
+        "num_env_runners": 0,
+        "envs_per_runner": 6,
+        "train_batch_size": 256,
+        "minibatch_size": 128,
+        "num_epochs": 1,
+        "hidden": [32],
+        "progress": False,
+    }
+    return RLlibArgs(**{**base, **changes})  # type: ignore[arg-type]
+
+
+def _random_weights(hidden: list[int], seed: int) -> dict[str, np.ndarray]:
+    torch.manual_seed(seed)
+    net = build_network(network_config({"hidden": hidden}), 4)
+    return {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
+
+
+def _find(env: object, kind: type) -> object:
+    while not isinstance(env, kind):
+        env = env.env  # type: ignore[attr-defined]
+    return env
+
+
+def test_vector_env_transitions_reach_rllib_intact() -> None:
+    """Every deal the vector env plays reaches RLlib's single-agent env runner as one episode, intact:
+    the same observations, actions and rewards, in order, across the sample calls that cut it, the reward
+    summing to minus the learner's deal points; the step after a deal's end starts the next episode."""
+    args = _vector_args(pool=["heuristic", "selfplay"], pool_weights=[0.5, 0.5])
+    rules = check_args(args)
+    runner = SingleAgentEnvRunner(config=build_config(args, rules))
+    assert runner.env.unwrapped.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    env_pool(runner.env).install(_random_weights([32], 0), [])
+    wrapper = _find(runner.env, HeartsRLlibVectorEnv)
+    b = wrapper.num_envs
+    recorded: list[list[dict]] = [[] for _ in range(b)]  # per row, its deals: obs, actions, rewards
+    complete: list[dict] = []
+    reset, step = wrapper.reset, wrapper.step
+
+    def record_reset(**kwargs: object) -> tuple:
+        obs, info = reset(**kwargs)
+        for row in range(b):
+            recorded[row] = [{"obs": [obs["observations"][row].copy()], "actions": [], "rewards": []}]
+        return obs, info
+
+    held = np.zeros(b, bool)
+
+    def record_step(actions: np.ndarray) -> tuple:
+        nonlocal held
+        obs, rewards, term, trunc, info = step(actions)
+        for row in range(b):
+            if held[row]:  # the step after a deal's end: the next deal's first observation
+                recorded[row].append({"obs": [obs["observations"][row].copy()], "actions": [], "rewards": []})
+                continue
+            deal = recorded[row][-1]
+            deal["obs"].append(obs["observations"][row].copy())
+            deal["actions"].append(int(actions[row]))
+            deal["rewards"].append(float(rewards[row]))
+            if term[row]:
+                deal["points"] = int(info["points"][row])
+                complete.append(deal)
+        held = np.asarray(term, bool)
+        return obs, rewards, term, trunc, info
+
+    wrapper.reset, wrapper.step = record_reset, record_step
+    chunks: dict[str, list] = {}
+    done: set[str] = set()
+    for _ in range(4):
+        for episode in runner.sample(num_timesteps=60):
+            chunks.setdefault(episode.id_, []).append(episode)
+            if episode.is_done:
+                done.add(episode.id_)
+    assert len(complete) >= b and len(done) == len(complete)
+    scale = 1 / rules.tables.penalty_total
+    seen = []
+    for eid in done:
+        parts = chunks[eid]
+        obs = list(parts[0].get_observations()["observations"])
+        for part in parts[1:]:
+            obs.extend(part.get_observations()["observations"][1:])  # a continuation repeats the cut's observation
+        actions = [int(a) for part in parts for a in part.get_actions()]
+        rewards = [float(r) for part in parts for r in part.get_rewards()]
+        seen.append((np.stack(obs), actions, rewards))
+    for deal in complete:
+        assert sum(deal["rewards"]) == pytest.approx(-deal["points"] * scale)
+        assert all(r == 0 for r in deal["rewards"][:-1])
+        matches = [s for s in seen if s[1] == deal["actions"] and np.array_equal(s[0], np.stack(deal["obs"]))]
+        assert len(matches) == 1, "a deal the env played is missing from RLlib's episodes, or changed"
+        np.testing.assert_allclose(matches[0][2], deal["rewards"], rtol=1e-6)
+
+
+def test_pool_plays_one_member_per_deal_and_names_it() -> None:
+    """The pool draws one member per deal, before any opponent moves in it, and ``finished_kind`` names
+    the member of the deal that has just ended; a heuristic-only pool plays exactly as the heuristic opponents."""
+    config = {"num_envs": 8, "pool": ["heuristic", "selfplay", "snapshot"], "pool_weights": [1.0, 1.0, 1.0]}
+    env = PoolVectorEnv({**config, "network": network_config({"hidden": [16]})})
+    env.pool.install(_random_weights([16], 1), [("main_v1", _random_weights([16], 2))])
+    engine = env.hearts.engine
+    kinds: dict[tuple[int, int], set[str]] = {}
+    act = env.pool.act
+
+    def spy(engine_: object, rows: torch.Tensor, *a: object) -> torch.Tensor:
+        out = act(engine_, rows, *a)  # type: ignore[arg-type]
+        for row in rows.tolist():
+            key = (row, int(engine.state.dealt[row, 0]))
+            kinds.setdefault(key, set()).add(env.pool.slot_kind(int(env.pool._slot[row])))
+        return out
+
+    env.pool.act = spy  # type: ignore[method-assign]
+    obs, _ = env.reset(seed=3)
+    played: list[str] = []
+    for _ in range(80):
+        obs, _, term, _, _ = env.step(_legal_last(obs["action_mask"]))
+        for row in np.flatnonzero(term):
+            played.append(env.pool.finished_kind(engine, int(row)))
+    assert all(len(k) == 1 for k in kinds.values()), "a deal's opponents changed member mid-deal"
+    assert set(played) == {"heuristic", "selfplay", "snapshot"}
+
+    plain = HeartsRLlibVectorEnv(8, "standard", seat="random", opponents="heuristic")
+    heuristic_pool = PoolVectorEnv({"num_envs": 8, "pool": ["heuristic"], "pool_weights": [1.0]})
+    a, _ = plain.reset(seed=9)
+    b, _ = heuristic_pool.reset(seed=9)
+    for _ in range(40):
+        np.testing.assert_array_equal(a["observations"], b["observations"])
+        actions = _legal_last(a["action_mask"])
+        a, ra, *_ = plain.step(actions)
+        b, rb, *_ = heuristic_pool.step(actions)
+        np.testing.assert_array_equal(ra, rb)
+
+
+def _legal_last(mask: np.ndarray) -> np.ndarray:
+    return (mask.shape[1] - 1 - np.argmax(mask[:, ::-1] > 0, axis=1)).astype(np.int64)
+
+
+@pytest.mark.slow
+def test_vector_training_on_two_env_runners_pushes_the_pool_and_exports(tmp_path: Path) -> None:
+    """Two env runners on a local Ray: PPO iterations on the vector env, the learner's weights and a
+    snapshot pushed to both runners' pools by the callback, no sampled action outside its mask, and the
+    checkpoint's sidecar exports a model that plays."""
+    args = _vector_args(num_env_runners=2, envs_per_runner=8, snapshot_every=1, iterations=2)
+    rules = check_args(args)
+    started = connect(None, num_cpus=3)
+    try:
+        algo = build_config(args, rules).build_algo()
+        try:
+            for _ in range(2):
+                result = algo.train()
+            runners = result["env_runners"]
+            assert runners["num_env_steps_sampled_lifetime"] >= 2 * args.train_batch_size
+            assert runners["hearts/opponent_decisions"] > runners["num_env_steps_sampled_lifetime"]
+            assert runners["hearts/illegal_samples"] == 0
+            weights = module_weights(algo, VECTOR_MODULE)
+            pushed = algo.env_runner_group.foreach_env_runner(
+                lambda r: (
+                    {k: v.detach().numpy() for k, v in env_pool(r.env).latest.network.state_dict().items()},
+                    [name for name, _ in env_pool(r.env).snapshots],
+                ),
+                local_env_runner=False,
+            )
+            assert len(pushed) == 2
+            for latest, snapshots in pushed:
+                assert snapshots == ["main_v1", "main_v2"]
+                assert set(latest) == set(weights)
+                for k in weights:
+                    np.testing.assert_array_equal(latest[k], weights[k])
+            checkpoint = save_checkpoint(
+                algo, tmp_path / "checkpoint", rules, args.hidden, {"iteration": 2}, VECTOR_MODULE
+            )
+        finally:
+            algo.stop()
+    finally:
+        if started:
+            ray.shutdown()
+    models = tmp_path / "models"
+    assert hearts(["export", "--backend", "rllib", str(checkpoint), "--models-dir", str(models), "--name", "vec"]) == 0
+    policy = load_policy(models / "vec", "standard")
+    assert policy.config["hidden"] == [32]
+    result = run_tournament([str(models / "vec"), "heuristic"], "standard", deals=8, progress=False)
+    assert result.sets == 8
+
+
+@pytest.mark.parametrize("name", ["rllib_local", "rllib_cluster", "rllib_standard"])
+def test_configs_parse_and_pass_the_checks(name: str) -> None:
+    launch = parse_args(["--config", str(ROOT / "configs/train" / f"{name}.toml")])
+    assert check_args(launch.args).num_players == 4
+    assert launch.args.env == ("multi-agent" if name == "rllib_standard" else "vector")
+    assert tables_per_runner(launch.args) == launch.args.envs_per_runner
+    default = parse_args([]).args
+    assert default.env == "vector" and tables_per_runner(default) == 512
+    assert tables_per_runner(parse_args(["--env", "multi-agent"]).args) == 4

@@ -26,6 +26,11 @@
 ``final_rank_reward`` (as ``hearts_v1``) and ``reset_options`` (options passed to every reset,
 e.g. ``{"pass_kind": "hold"}``; a ``reset(options=...)`` adds to them).
 
+``HeartsRLlibVectorEnv`` is the fast path: one RLlib single-agent env runner steps ``num_envs`` tables of
+``HeartsVectorEnv`` (the batched engine) at once, one learner seat per table, the other seats played
+inside the env by its ``opponents``; RLlib takes it as a natively vectorised env
+(``env_runners(gym_env_vectorize_mode="vector_entry_point")``).
+
 This module imports ray (the ``rllib`` extra); ``hearts_env.envs`` does not import it.
 """
 
@@ -37,12 +42,15 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from ..core.actions import NUM_ACTIONS
 from ..core.errors import IllegalActionError
+from ..core.rules import Rules
 from ..obs import OBSERVATION_SIZE, observation_bounds
 from .aec import raw_env
+from .vector import HeartsVectorEnv
 
 #: The keys ``env_config`` may hold.
 ENV_CONFIG_KEYS = ("rules", "episode", "reward_scale", "zero_sum", "final_rank_reward", "reset_options")
@@ -105,13 +113,7 @@ class HeartsMultiAgentEnv(MultiAgentEnv):
         self.possible_agents = list(agents)
         self.agents = list(agents)
         self._agent_names = agents
-        low, high = observation_bounds()
-        space = spaces.Dict(
-            {
-                "observations": spaces.Box(low, high, (OBSERVATION_SIZE,), np.float32),
-                "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
-            }
-        )
+        space = observation_space()
         self._action_space: spaces.Discrete = spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(agents, space)
         self.action_spaces = dict.fromkeys(agents, self._action_space)
@@ -212,9 +214,80 @@ class HeartsMultiAgentEnv(MultiAgentEnv):
         return observations, rewards, terminateds, {"__all__": False}, infos
 
 
+def observation_space() -> spaces.Dict:
+    """One seat's observation space for RLlib: the vector and the legal actions as a 0/1 float mask."""
+    low, high = observation_bounds()
+    return spaces.Dict(
+        {
+            "observations": spaces.Box(low, high, (OBSERVATION_SIZE,), np.float32),
+            "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
+        }
+    )
+
+
+class HeartsRLlibVectorEnv(gymnasium.vector.VectorWrapper):
+    """``HeartsVectorEnv`` as RLlib's single-agent env runner takes it: ``NEXT_STEP`` autoreset, and
+    observations ``{"observations": (B, 2577), "action_mask": (B, 68) float32}`` as ``HeartsMultiAgentEnv``'s.
+
+    The info keeps what an episode's end needs, for the finished rows only: ``points`` (the learner's deal
+    points), ``scores`` (every seat's) and ``seat``; the per-step masks travel in the observation, so
+    RLlib's per-row info lists stay small. ``reward_scale`` ``"auto"`` is 1 / the rules' penalty total,
+    as in ``HeartsMultiAgentEnv``. Keyword arguments go to ``HeartsVectorEnv`` (``opponents``, ``seat``,
+    ``device``, ``zero_sum``...)."""
+
+    def __init__(self, num_envs: int = 1, rules: Any = "standard", reward_scale: Any = "auto", **kwargs: Any) -> None:
+        if kwargs.get("array_type", "numpy") != "numpy" or "autoreset_mode" in kwargs:
+            raise ValueError("HeartsRLlibVectorEnv sets array_type (numpy) and autoreset_mode (next_step) itself")
+        loaded = Rules.load(rules)
+        if reward_scale == "auto":
+            reward_scale = 1.0 / max(1, loaded.tables.penalty_total)
+        elif isinstance(reward_scale, bool) or not isinstance(reward_scale, int | float):
+            raise ValueError(f"reward_scale: a number or 'auto', got {reward_scale!r}")
+        inner = HeartsVectorEnv(
+            num_envs, loaded, reward_scale=float(reward_scale), autoreset_mode=AutoresetMode.NEXT_STEP, **kwargs
+        )
+        super().__init__(inner)
+        self.single_observation_space = observation_space()
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.metadata = dict(inner.metadata)
+
+    @property
+    def hearts(self) -> HeartsVectorEnv:
+        """The ``HeartsVectorEnv`` underneath."""
+        return self.env  # type: ignore[return-value]
+
+    def _observation(self, obs: np.ndarray, info: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        return {"observations": obs, "action_mask": info["action_mask"].astype(np.float32)}
+
+    def reset(  # type: ignore[override]
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self._observation(obs, info), {}
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        obs, rewards, terminated, truncated, info = self.env.step(actions)
+        out: dict[str, Any] = {}
+        final = info.get("final_info")
+        if final is not None:
+            ended = info["_final_info"]
+            for key in ("points", "scores", "seat"):
+                out[key], out[f"_{key}"] = final[key], ended
+        return self._observation(obs, info), rewards, terminated, truncated, out
+
+
 def make_env(config: Mapping[str, Any] | None = None) -> HeartsMultiAgentEnv:
     """The env creator RLlib's ``register_env`` takes."""
     return HeartsMultiAgentEnv(config)
 
 
-__all__ = ["ENV_CONFIG_KEYS", "HeartsMultiAgentEnv", "LegalActions", "agent_id", "make_env", "seat_of"]
+__all__ = [
+    "ENV_CONFIG_KEYS",
+    "HeartsMultiAgentEnv",
+    "HeartsRLlibVectorEnv",
+    "LegalActions",
+    "agent_id",
+    "make_env",
+    "observation_space",
+    "seat_of",
+]

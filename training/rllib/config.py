@@ -24,6 +24,11 @@ from ..export import check_model_name
 
 #: The opponent kinds a learner seat's table may draw per episode.
 POOL_KINDS = ("selfplay", "snapshot", "heuristic")
+#: The envs RLlib samples: ``vector`` (``HeartsRLlibVectorEnv``, the batched engine, single-agent env runners;
+#: the default) or ``multi-agent`` (``HeartsMultiAgentEnv``, one table at a time, per-agent modules; slower).
+ENV_KINDS = ("vector", "multi-agent")
+#: Tables per env runner when ``envs_per_runner`` is 0, by env.
+DEFAULT_TABLES = {"vector": 512, "multi-agent": 4}
 
 
 @dataclass
@@ -42,12 +47,24 @@ class RLlibArgs:
     """RLlib training iterations (each samples train_batch_size decisions, then updates)"""
     max_minutes: float = 0.0
     """stop after the iteration that reaches this much wall time (0: no limit)"""
+    env: str = "vector"
+    """vector (the batched engine: each env runner steps envs_per_runner tables at once, one learner seat per
+    table, the other seats played by the pool inside the env) or multi-agent (one RLlib agent per seat, tables
+    stepped one after another in Python; per-agent modules, much slower)"""
     num_env_runners: int = 2
     """RLlib env runners (one process each; many on a cluster)"""
-    envs_per_runner: int = 4
-    """tables each env runner plays at once"""
+    envs_per_runner: int = 0
+    """tables each env runner plays at once (0: 512 on the vector env, 4 on the multi-agent env)"""
+    env_device: str = "cpu"
+    """device of the vector env's batched engine on each env runner (cuda: give gpus_per_env_runner)"""
+    gpus_per_env_runner: float = 0.0
+    """GPUs Ray reserves per env runner (with env_device cuda)"""
+    num_learners: int = 0
+    """RLlib learner processes (0: learn in the driver; on a GPU cluster one per GPU)"""
+    gpus_per_learner: float = 0.0
+    """GPUs per learner (with num_learners >= 1, or 0 learners: the driver's learner on a GPU)"""
     train_batch_size: int = 8000
-    """decisions (env steps, every seat's) sampled per iteration"""
+    """decisions sampled per iteration: env steps (multi-agent: every seat's; vector: the learner seats')"""
     minibatch_size: int = 1000
     """samples per gradient step"""
     num_epochs: int = 4
@@ -133,7 +150,16 @@ def check_args(args: RLlibArgs) -> Rules:
         rules = Rules.load(args.rules)
     except (RulesError, OSError, ValueError) as err:
         raise ConfigError(f"--rules {args.rules}: {err}") from None
-    for name in ("iterations", "envs_per_runner", "train_batch_size", "minibatch_size", "num_epochs"):
+    if args.env not in ENV_KINDS:
+        raise ConfigError(f"--env must be one of {', '.join(ENV_KINDS)}, got {args.env!r}")
+    if args.envs_per_runner < 0:
+        raise ConfigError(f"--envs-per-runner must be at least 0 (0: the env's default), got {args.envs_per_runner}")
+    for name in ("num_learners", "gpus_per_learner", "gpus_per_env_runner"):
+        if not getattr(args, name) >= 0:
+            raise ConfigError(f"{flag(name)} must be at least 0, got {getattr(args, name)}")
+    if args.env_device not in ("cpu", "cuda") and not args.env_device.startswith("cuda:"):
+        raise ConfigError(f"--env-device must be cpu or cuda[:N], got {args.env_device!r}")
+    for name in ("iterations", "train_batch_size", "minibatch_size", "num_epochs"):
         if getattr(args, name) < 1:
             raise ConfigError(f"{flag(name)} must be at least 1, got {getattr(args, name)}")
     for name in ("snapshot_every", "max_snapshots", "checkpoint_every"):
@@ -172,4 +198,20 @@ def check_args(args: RLlibArgs) -> Rules:
     return rules
 
 
-__all__ = ["FIELDS", "POOL_KINDS", "RLlibArgs", "RLlibLaunch", "check_args", "parse_args", "read_toml"]
+def tables_per_runner(args: RLlibArgs) -> int:
+    """The tables each env runner plays: ``envs_per_runner``, or the env's default."""
+    return args.envs_per_runner or DEFAULT_TABLES[args.env]
+
+
+__all__ = [
+    "DEFAULT_TABLES",
+    "ENV_KINDS",
+    "FIELDS",
+    "POOL_KINDS",
+    "RLlibArgs",
+    "RLlibLaunch",
+    "check_args",
+    "parse_args",
+    "read_toml",
+    "tables_per_runner",
+]

@@ -1,7 +1,15 @@
-"""``hearts train --backend rllib``: RLlib PPO self-play on ``HeartsMultiAgentEnv``, locally or on a cluster.
+"""``hearts train --backend rllib``: RLlib PPO, locally or on a cluster.
 
-    hearts train --backend rllib --config configs/train/rllib_standard.toml
-    hearts train --backend rllib --config configs/train/rllib_standard.toml --address auto --num-env-runners 32
+    hearts train --backend rllib --config configs/train/rllib_local.toml
+    hearts train --backend rllib --config configs/train/rllib_cluster.toml --address auto
+
+Two envs (``--env``): ``vector`` (the default) samples ``HeartsRLlibVectorEnv`` with single-agent env
+runners, each stepping ``envs_per_runner`` tables on the batched engine at once
+(``gym_env_vectorize_mode="vector_entry_point"``), one learner seat per table and the other seats played
+inside the env by the pool (``pool.PoolOpponent``: the heuristic bot, the learner's latest weights and
+frozen snapshots, pushed to the env runners by ``pool.VectorPoolCallback``); ``multi-agent`` samples
+``HeartsMultiAgentEnv`` (one agent per seat, a module per agent through the policy mapping, tables
+stepped one after another in Python: the slower path).
 
 Without ``--address`` it starts an embedded local Ray (``ray.init``: no dashboard, as many CPUs as
 env runners + 1); ``--address auto`` (a cluster started on this machine with ``ray start --head``),
@@ -40,9 +48,10 @@ from hearts_env.core.rules import Rules
 from hearts_env.envs.rllib import HeartsMultiAgentEnv
 
 from ..config import ConfigError
-from .config import RLlibArgs, RLlibLaunch, check_args, parse_args
+from .config import RLlibArgs, RLlibLaunch, check_args, parse_args, tables_per_runner
 from .export import SIDECAR, SIDECAR_WEIGHTS, write_sidecar
 from .modules import HeuristicModule, MaskedPPOModule, network_config
+from .pool import VECTOR_MODULE, PoolVectorEnv, VectorPoolCallback
 from .selfplay import HEURISTIC, MAIN, SelfPlayCallback
 
 #: What a run writes in its directory; ``--overwrite`` removes exactly these.
@@ -104,8 +113,65 @@ def module_config(args: RLlibArgs, rules: Rules) -> dict[str, Any]:
     return {"hidden": list(args.hidden), "activation": "relu", "num_players": rules.num_players}
 
 
+def learner_module(args: RLlibArgs) -> str:
+    """The module id of the trained network: ``main`` (multi-agent) or RLlib's single-agent default (vector)."""
+    return VECTOR_MODULE if args.env == "vector" else MAIN
+
+
 def build_config(args: RLlibArgs, rules: Rules) -> PPOConfig:
-    """RLlib's PPO config for ``args``: the env, the modules, self-play and the PPO settings."""
+    """RLlib's PPO config for ``args``: the env, the modules, the opponents and the PPO settings."""
+    config = _vector_config(args, rules) if args.env == "vector" else _multi_agent_config(args, rules)
+    return (
+        config.learners(num_learners=args.num_learners, num_gpus_per_learner=args.gpus_per_learner)
+        .training(
+            train_batch_size_per_learner=args.train_batch_size // max(1, args.num_learners),
+            minibatch_size=args.minibatch_size,
+            num_epochs=args.num_epochs,
+            lr=args.learning_rate,
+            gamma=args.gamma,
+            lambda_=args.gae_lambda,
+            clip_param=args.clip_param,
+            entropy_coeff=args.entropy_coeff,
+            vf_loss_coeff=args.vf_loss_coeff,
+            vf_clip_param=float("inf"),
+            grad_clip=args.grad_clip,
+            use_kl_loss=False,
+        )
+        .fault_tolerance(restart_failed_env_runners=False)  # an env runner's error (an illegal action) ends the run
+        .debugging(seed=args.seed, log_level="ERROR")
+        .reporting(metrics_num_episodes_for_smoothing=200)
+    )
+
+
+def _vector_config(args: RLlibArgs, rules: Rules) -> PPOConfig:
+    """Single-agent env runners on the vector env: the masked module, the pool inside the env."""
+    env_config = {
+        "rules": rules.to_dict(),
+        "pool": list(args.pool),
+        "pool_weights": list(args.pool_weights),
+        "network": network_config({"hidden": list(args.hidden)}),
+        "device": args.env_device,
+    }
+    callback = functools.partial(
+        VectorPoolCallback, kinds=list(args.pool), snapshot_every=args.snapshot_every, max_snapshots=args.max_snapshots
+    )
+    return (
+        PPOConfig()
+        .environment(PoolVectorEnv, env_config=env_config)
+        .env_runners(
+            num_env_runners=args.num_env_runners,
+            num_envs_per_env_runner=tables_per_runner(args),
+            gym_env_vectorize_mode="vector_entry_point",
+            num_cpus_per_env_runner=1,
+            num_gpus_per_env_runner=args.gpus_per_env_runner,
+        )
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedPPOModule, model_config=module_config(args, rules)))
+        .callbacks(callback)
+    )
+
+
+def _multi_agent_config(args: RLlibArgs, rules: Rules) -> PPOConfig:
+    """Multi-agent env runners on ``HeartsMultiAgentEnv``: "main", its snapshots and the heuristic module."""
     callback = functools.partial(
         SelfPlayCallback,
         kinds=list(args.pool),
@@ -124,45 +190,38 @@ def build_config(args: RLlibArgs, rules: Rules) -> PPOConfig:
         .environment(HeartsMultiAgentEnv, env_config={"rules": rules.to_dict()})
         .env_runners(
             num_env_runners=args.num_env_runners,
-            num_envs_per_env_runner=args.envs_per_runner,
+            num_envs_per_env_runner=tables_per_runner(args),
             num_cpus_per_env_runner=1,
         )
-        .learners(num_learners=0)
         .multi_agent(policies={MAIN, HEURISTIC}, policy_mapping_fn=mapping, policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(
-            train_batch_size_per_learner=args.train_batch_size,
-            minibatch_size=args.minibatch_size,
-            num_epochs=args.num_epochs,
-            lr=args.learning_rate,
-            gamma=args.gamma,
-            lambda_=args.gae_lambda,
-            clip_param=args.clip_param,
-            entropy_coeff=args.entropy_coeff,
-            vf_loss_coeff=args.vf_loss_coeff,
-            vf_clip_param=float("inf"),
-            grad_clip=args.grad_clip,
-            use_kl_loss=False,
-        )
         .callbacks(callback)
-        .fault_tolerance(restart_failed_env_runners=False)  # an env runner's error (an illegal action) ends the run
-        .debugging(seed=args.seed, log_level="ERROR")
-        .reporting(metrics_num_episodes_for_smoothing=200)
     )
 
 
-def main_weights(algo: Any) -> dict[str, np.ndarray]:
-    """The "main" module's network parameters (from the learner), by the network's own names."""
-    state = algo.learner_group.get_state(components=f"learner/rl_module/{MAIN}")["learner"]["rl_module"][MAIN]
-    return {k.removeprefix("net."): np.asarray(v, np.float32) for k, v in state.items() if k.startswith("net.")}
+def module_weights(algo: Any, module_id: str = MAIN) -> dict[str, np.ndarray]:
+    """A module's network parameters (from the learner), by the network's own names."""
+    state = algo.learner_group.get_state(components=f"learner/rl_module/{module_id}")
+    return {
+        k.removeprefix("net."): np.asarray(v, np.float32)
+        for k, v in state["learner"]["rl_module"][module_id].items()
+        if k.startswith("net.")
+    }
 
 
-def save_checkpoint(algo: Any, path: str | Path, rules: Rules, hidden: Sequence[int], info: Mapping[str, Any]) -> Path:
-    """``algo.save_to_path(path)`` plus this project's sidecar: the rules, the encoding and the "main"
-    weights as plain arrays (what ``hearts export --backend rllib`` reads). ``info`` goes into the sidecar."""
+def save_checkpoint(
+    algo: Any,
+    path: str | Path,
+    rules: Rules,
+    hidden: Sequence[int],
+    info: Mapping[str, Any],
+    module_id: str = MAIN,
+) -> Path:
+    """``algo.save_to_path(path)`` plus this project's sidecar: the rules, the encoding and the trained
+    module's weights as plain arrays (what ``hearts export --backend rllib`` reads). ``info`` goes into the sidecar."""
     path = Path(path)
     algo.save_to_path(str(path.resolve()))
-    write_sidecar(path, main_weights(algo), rules, network_config({"hidden": list(hidden)}), info)
+    write_sidecar(path, module_weights(algo, module_id), rules, network_config({"hidden": list(hidden)}), info)
     return path
 
 
@@ -176,7 +235,7 @@ def default_run_name(args: RLlibArgs) -> str:
 
 
 #: The lifetime counters of the env runners' episodes (summed, never decreasing).
-COUNTERS = ("illegal_actions", "illegal_samples", "decisions_checked")
+COUNTERS = ("illegal_actions", "illegal_samples", "decisions_checked", "decisions", "learner_decisions")
 
 
 def _count(value: Any) -> int:
@@ -188,14 +247,18 @@ def _count(value: Any) -> int:
     return int(number) if math.isfinite(number) else 0
 
 
-def _figures(result: Mapping[str, Any], iteration: int, elapsed: float) -> dict[str, Any]:
-    """The figures of one iteration's result that the run logs (flat keys)."""
+def _figures(result: Mapping[str, Any], iteration: int, elapsed: float, module_id: str = MAIN) -> dict[str, Any]:
+    """The figures of one iteration's result that the run logs (flat keys). ``decisions`` counts every
+    seat's moves (on the vector env: the learner seats' env steps plus the opponents' moves inside the
+    env), ``learner_decisions`` the samples PPO trains on."""
     runners = result.get("env_runners", {})
-    learner = result.get("learners", {}).get(MAIN, {})
-    decisions = int(runners.get("num_env_steps_sampled_lifetime", 0))
+    learner = result.get("learners", {}).get(module_id, {})
+    learner_decisions = int(runners.get("num_env_steps_sampled_lifetime", 0))
+    decisions = learner_decisions + _count(runners.get("hearts/opponent_decisions"))
     out: dict[str, Any] = {
         "iteration": iteration,
         "decisions": decisions,
+        "learner_decisions": learner_decisions,
         "decisions_per_s": decisions / max(elapsed, 1e-9),
         "iteration_s": float(result.get("time_this_iter_s", 0.0)),
         "illegal_actions": _count(runners.get("hearts/illegal_actions")),
@@ -206,7 +269,7 @@ def _figures(result: Mapping[str, Any], iteration: int, elapsed: float) -> dict[
     for key in ("entropy", "policy_loss", "vf_loss", "vf_explained_var", "mean_kl_loss"):
         if key in learner:
             out[f"learner/{key}"] = float(learner[key])
-    for kind in ("heuristic", "snapshot"):
+    for kind in ("heuristic", "snapshot", "selfplay"):
         for who in ("main_points", "opponent_points"):
             key = f"hearts/{kind}/{who}"
             if key in runners:
@@ -270,9 +333,10 @@ def _run(args: RLlibArgs, rules: Rules, run_dir: Path, overwrite: bool) -> dict[
             result = algo.train()
             elapsed = time.perf_counter() - start
             previous = figures
-            figures = _figures(result, iteration, elapsed)
+            figures = _figures(result, iteration, elapsed, learner_module(args))
             for key in COUNTERS:  # an iteration in which a runner finished no episode reports none
                 figures[key] = max(figures[key], previous.get(key, 0))
+            figures["decisions_per_s"] = figures["decisions"] / max(elapsed, 1e-9)
             with open(run_dir / "metrics.jsonl", "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(figures) + "\n")
             for key, value in figures.items():
@@ -288,7 +352,7 @@ def _run(args: RLlibArgs, rules: Rules, run_dir: Path, overwrite: bool) -> dict[
                     "wall_time_s": round(elapsed, 1),
                     "args": dataclasses.asdict(args),
                 }
-                save_checkpoint(algo, run_dir / "checkpoint", rules, args.hidden, info)
+                save_checkpoint(algo, run_dir / "checkpoint", rules, args.hidden, info, learner_module(args))
             if out_of_time:
                 break
         writer.close()
@@ -331,4 +395,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["SIDECAR", "SIDECAR_WEIGHTS", "build_config", "check_address", "connect", "main", "save_checkpoint", "train"]
+__all__ = [
+    "SIDECAR",
+    "SIDECAR_WEIGHTS",
+    "build_config",
+    "check_address",
+    "connect",
+    "learner_module",
+    "main",
+    "module_weights",
+    "save_checkpoint",
+    "train",
+]
