@@ -354,12 +354,15 @@ def bench(
 
 
 def leaderboard_bots() -> list[str]:
-    """Every shipped bot, once: the roster's names, then every shipped model not already under a name."""
+    """Every shipped bot once, on the standard rules: the roster's names (the first where two seat the same spec,
+    as ``strongest`` and ``guard-shoot`` do), then every shipped model not already under a name."""
     from ..bots.roster import ROSTER, roster_spec
     from ..nets.store import shipped_models
 
-    named = {roster_spec(name) for name in ROSTER if "standard" in ROSTER[name].specs}
-    return [*ROSTER, *(model for model in shipped_models() if model not in named)]
+    names: dict[str, str] = {}  # spec on the standard rules -> the first roster name for it
+    for name in ROSTER:
+        names.setdefault(roster_spec(name), name)
+    return [*names.values(), *(model for model in shipped_models() if model not in names)]
 
 
 def leaderboard_markdown(reports: list[BenchReport]) -> str:
