@@ -386,12 +386,27 @@ def test_bounded_and_expiring(tmp_path):
 
 def test_options_and_uploaded_replay(app, client, tmp_path):
     options = client.get("/api/options").json()
-    assert {"heuristic", "random", "pimc", "guard:base=ppo-robust", "pimc:prior=ppo-robust"} <= set(options["bots"])
-    assert {"guard:base=ppo-mixed,penalty=25", "guard:base=ppo-tuned,margin=1,threat=0.03"} <= set(options["bots"])
-    assert "guard:base=ppo-tuned,margin=1,threat=0.03,wins=2" in options["bots"]
-    assert "guard:base=ppo-tuned,margin=1,threat=0.03,wins=2,shoot=2" in options["bots"]  # the guard that also shoots
-    assert "guard:base=ppo-mixed-tuned,margin=1,threat=0.03,wins=2,shoot=2,critic=1" in options["bots"]  # + critic
-    assert "guard:base=ppo-mixed-tuned,margin=1,threat=0.03,wins=2,shoot=2,bonus=1,critic=1" in options["bots"]
+    # the seat menu is the roster, labelled with what each bot is and its speed; seats default to `strongest`
+    from hearts_env.bots import ROSTER
+
+    assert options["bots"] == list(ROSTER) and options["default_bot"] == "strongest"
+    menu = {b["name"]: b for b in options["bot_menu"]}
+    assert set(menu) == set(ROSTER)
+    assert [b["name"] for b in options["bot_menu"][:5]] == ["random", "heuristic", "pimc", "net", "strongest"]
+    assert menu["strongest"]["label"].startswith("strongest: ") and menu["strongest"]["label"].endswith(" ms")
+    assert menu["pimc"]["ms"] > menu["net"]["ms"] > 0
+    # the "advanced" field's specs: every shipped model alone, under each guard combination, as the prior
+    advanced = set(options["advanced_bots"])
+    assert {"ppo-standard", "guard:base=ppo-robust", "pimc:prior=ppo-robust"} <= advanced
+    assert {"guard:base=ppo-mixed,penalty=25", "guard:base=ppo-tuned,margin=1,threat=0.03"} <= advanced
+    assert "guard:base=ppo-mixed-tuned,margin=1,threat=0.03,wins=2,shoot=2,bonus=1,critic=1" in advanced
+    assert not advanced & set(ROSTER)  # the roster's names are in the menu
+    # a game with no bots named seats the default; a roster name is accepted like any spec
+    default = client.post("/api/games", json={"seed": 3, "single_deal": True}).json()
+    assert "strongest" in json.dumps(default)
+    assert (
+        client.post("/api/games", json={"bots": ["net", "pimc-net"], "seed": 3, "single_deal": True}).status_code == 200
+    )
     assert {p["name"] for p in options["presets"]} >= {"standard", "omnibus", "five_player"}
     final = Player(app, client).play(new_game(client, single_deal=True))
     record = client.get(f"/api/games/{final['id']}/record").json()

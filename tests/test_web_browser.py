@@ -81,8 +81,9 @@ def test_play_a_deal_by_clicking_then_replay(browser, server):
     page.fill("#f-seed", "7")
     page.check("#f-single")
     page.select_option("#f-speed", "30")
-    for select in page.locator("#f-seats select").all():
-        select.select_option("heuristic")
+    for select in page.locator("#f-seats select").all():  # the curated menu, every seat at its default
+        assert select.input_value() == "strongest"
+        assert " ms" in select.locator("option:checked").inner_text()
     page.click("#f-start")
     page.wait_for_selector("#felt .seat")
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bots.make import lineup_of, make_bot, spec_label
+from ..bots.roster import DEFAULT_BOT
 from ..core import PRESETS, HeartsError, Match, Rules, record_of, save_record
 from ..core.actions import NUM_ACTIONS, parse_action
 from ..core.cards import NUM_CARDS, card_name, card_symbol, cards_of
@@ -474,7 +475,7 @@ def parse_setup(data: Mapping[str, Any], bot_choices: Sequence[str]) -> GameSetu
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
         raise GameError(f"'seat' must be a seat 0..{n - 1}.")
     human = None if spectate else seat
-    specs = data.get("bots", ["heuristic"])
+    specs = data.get("bots", [DEFAULT_BOT])
     if not isinstance(specs, list) or not specs or not all(isinstance(s, str) for s in specs):
         raise GameError("'bots' must be a non-empty list of bot names.")
     for spec in specs:

@@ -16,6 +16,7 @@ from typing import Any
 from ..bots.guard import GUARD_SPEC, guard_bot
 from ..bots.make import make_bot
 from ..bots.model import ModelBot
+from ..bots.roster import ROSTER, roster_spec
 from ..bots.search import PIMCBot
 from ..core import Rules
 from ..nets.forward import NumpyPolicy
@@ -56,6 +57,8 @@ class SharedModels:
     def bot(self, spec: str, rules: Rules, seed: int | None) -> Any:
         """The bot ``spec`` names, as ``make_bot`` builds it, with its networks shared: a model, a guard over
         a model, the search with a model as its prior. Any other spec is ``make_bot``'s own."""
+        if spec in ROSTER:  # a roster name: its spec for these rules, so its network is shared too
+            spec = roster_spec(spec, rules)
         kind = spec.partition(":")[0]
         if kind == GUARD_SPEC:
             return guard_bot(spec, rules, seed, self.bot)

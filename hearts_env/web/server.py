@@ -48,6 +48,7 @@ from ..bots import (
     TRUSTING_OPTIONS,
     WAITING_OPTIONS,
 )
+from ..bots.roster import DEFAULT_BOT, ROSTER, figures
 from ..core import PRESET_DESCRIPTIONS, PRESETS, RecordError, Rules
 from ..narrate.narrator import seat_names
 from ..nets.store import shipped_models
@@ -70,17 +71,15 @@ T = TypeVar("T")
 
 
 def bot_choices() -> list[str]:
-    """``random``, ``heuristic``, the ``pimc`` search, every shipped model, the shipped models with
-    the moon guard (``guard:base=<model>``, ``hearts_env.bots.guard``), with the moon-averse guard
-    (``guard:base=<model>,penalty=25``), with the guard that trusts its base
-    (``guard:base=<model>,margin=1,threat=0.03``), with the guard that also waits for the seeker
-    (``guard:base=<model>,margin=1,threat=0.03,wins=2``), with that guard shooting the moon where it can
-    (``...,shoot=2``), that one with a search critic at every play (``...,critic=1``), also searching while the
-    bonus card is unwon (``...,bonus=1,critic=1``), and as the search's prior (``pimc:prior=<model>``)."""
+    """Every bot a game may seat: the roster's names (``hearts_env.bots.roster``), then the specs of the "advanced"
+    field: ``random``, ``heuristic``, ``pimc``, every shipped model, alone, under each shipped guard combination
+    (``hearts_env.bots.guard``: the plain guard, moon-averse ``penalty=25``, ``TRUSTING_OPTIONS``,
+    ``WAITING_OPTIONS``, ``SHOOTING_OPTIONS``, ``CRITIC_OPTIONS``, ``BONUS_CRITIC_OPTIONS``) and as the search's
+    prior (``pimc:prior=<model>``). Only these: a spec from a client never names a path or an unbounded budget."""
     models = shipped_models()
     guards = (TRUSTING_OPTIONS, WAITING_OPTIONS, SHOOTING_OPTIONS, CRITIC_OPTIONS, BONUS_CRITIC_OPTIONS)
     suffixes = ["", f",penalty={MOON_AVERSE_PENALTY}", *(f",{options}" for options in guards)]
-    return [
+    specs = [
         "heuristic",
         "random",
         "pimc",
@@ -88,6 +87,18 @@ def bot_choices() -> list[str]:
         *(f"guard:base={m}{suffix}" for suffix in suffixes for m in models),
         *(f"pimc:prior={m}" for m in models),
     ]
+    return list(dict.fromkeys([*ROSTER, *specs]))
+
+
+def bot_menu() -> list[dict[str, Any]]:
+    """The seat menu: one entry per roster name, the main names first, each labelled with what it is and its
+    milliseconds per decision (the model cards' figure on the standard rules)."""
+    menu = []
+    for name, entry in sorted(ROSTER.items(), key=lambda item: not item[1].main):
+        ms = figures(name, "standard").ms_per_decision
+        speed = "" if ms is None else f", {ms:.2g} ms" if ms < 10 else f", {ms:.0f} ms"
+        menu.append({"name": name, "label": f"{name}: {entry.what}{speed}", "main": entry.main, "ms": ms})
+    return menu
 
 
 class Disconnected(Exception):
@@ -158,6 +169,7 @@ def create_app(
         make=models.bot,
     )
     choices = bot_choices()
+    menu = bot_menu()
     names = {str(n): {"play": seat_names(n, 0), "watch": seat_names(n, None)} for n in range(3, MAX_SEATS + 1)}
     presets = [
         {"name": p, "description": PRESET_DESCRIPTIONS[p], "num_players": Rules.load(p).num_players} for p in PRESETS
@@ -202,7 +214,10 @@ def create_app(
             {
                 "presets": presets,
                 "seat_names": names,  # the form's seat labels: the table's own naming
-                "bots": choices,
+                "bots": list(ROSTER),  # the curated menu, by name
+                "bot_menu": menu,
+                "advanced_bots": [c for c in choices if c not in ROSTER],  # the "advanced" field's specs
+                "default_bot": DEFAULT_BOT,
                 "records": listed,
             }
         )

@@ -9,6 +9,7 @@ const $ = (id) => document.getElementById(id);
 
 let options = null;  // /api/options
 let game = null;     // the latest state
+const ADVANCED = "__advanced__";  // the seat menu's entry that shows the spec field
 let speed = 600;     // ms between bot decisions
 let timer = null;
 let busy = false;
@@ -91,10 +92,16 @@ function renderSeatChoices() {
       continue;
     }
     const sel = el("select", { "data-seat": p, "aria-label": `bot for ${names[p]}` });
-    for (const b of options.bots) sel.append(el("option", { value: b, text: b }));
-    const preferred = before[box.querySelectorAll("select").length] || options.default_bot || "heuristic";
-    sel.value = options.bots.includes(preferred) ? preferred : options.bots[0];
-    box.append(el("label", { class: "seat-choice" }, el("span", { text: names[p] }), sel));
+    for (const b of options.bot_menu) sel.append(el("option", { value: b.name, text: b.label }));
+    sel.append(el("option", { value: ADVANCED, text: "advanced: any spec…" }));
+    const spec = el("input", {
+      class: "advanced-spec hidden", list: "advanced-bots", "data-seat": p,
+      "aria-label": `bot spec for ${names[p]}`, placeholder: "guard:base=ppo-tuned,penalty=25",
+    });
+    const preferred = before[box.querySelectorAll("select").length] || options.default_bot;
+    sel.value = options.bots.includes(preferred) ? preferred : options.default_bot;
+    sel.addEventListener("change", () => spec.classList.toggle("hidden", sel.value !== ADVANCED));
+    box.append(el("label", { class: "seat-choice" }, el("span", { text: names[p] }), sel, spec));
   }
   document.querySelectorAll(".spectate-only").forEach((x) => x.classList.toggle("hidden", !spectate));
 }
@@ -127,7 +134,8 @@ async function startGame(event) {
   const body = {
     rules: $("f-rules").value,
     set: settings,
-    bots: [...$("f-seats").querySelectorAll("select")].map((s) => s.value),
+    bots: [...$("f-seats").querySelectorAll("select")].map(
+      (s) => (s.value === ADVANCED ? s.parentElement.querySelector("input.advanced-spec").value.trim() : s.value)),
     spectate,
     seat: 0,
     show_hands: $("f-show").checked,
@@ -578,7 +586,9 @@ function renderReplay() {
 async function init() {
   options = await api("/api/options");
   if (options.error) { $("setup-error").textContent = options.error; return; }
-  options.default_bot = "heuristic";
+  const known = el("datalist", { id: "advanced-bots" });
+  for (const b of options.advanced_bots) known.append(el("option", { value: b }));
+  document.body.append(known);
   const sel = $("f-rules");
   for (const p of options.presets) sel.append(el("option", { value: p.name, text: p.name }));
   sel.value = "standard";
