@@ -123,6 +123,8 @@ def test_help_texts_name_the_roster_default() -> None:
     play = parser._subparsers._group_actions[0].choices["play"]  # type: ignore[union-attr]
     opponents = next(a for a in play._actions if a.dest == "opponents")
     assert f"default: {DEFAULT_BOT}" in (opponents.help or "")
+    serve = parser._subparsers._group_actions[0].choices["serve"]  # type: ignore[union-attr]
+    assert f"roster's {DEFAULT_BOT} bot" in (serve.description or "")
     from hearts_env.cli.play import default_opponent
 
     assert default_opponent(Rules.preset("standard")) == DEFAULT_BOT

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bots.make import lineup_of
+from ..bots.roster import roster_names
 from ..core import HeartsError, RulesError
 from ..core.rules import Rules
 from ..tournament.evaluate import resolve_bot_specs
@@ -38,8 +39,9 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "bots",
         nargs="+",
         metavar="BOT",
-        help="random, heuristic, pimc, ismcts, a model directory or package.module:function (your policy), one per "
-        "seat from seat 0; the last fills the remaining seats",
+        help=f"a roster name ({', '.join(roster_names(main_only=True))}: `hearts bots`), a spec (pimc:worlds=64, "
+        "guard:base=net,...), a model directory, or your policy as package.module:function or file.py:function, one "
+        "per seat from seat 0; the last fills the remaining seats",
     )
     add_rules_options(parser)
     parser.add_argument(

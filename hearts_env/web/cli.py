@@ -9,6 +9,7 @@ import threading
 import webbrowser
 from pathlib import Path
 
+from ..bots.roster import DEFAULT_BOT
 from ..core.extras import MissingExtraError, import_extra
 from ..core.record import default_record_dir
 
@@ -30,7 +31,8 @@ def add_serve_parser(subparsers: argparse._SubParsersAction) -> argparse.Argumen
     parser = subparsers.add_parser(
         "serve",
         help="play in the browser: a local web table against the bots",
-        description="A local web table: play against the bots, watch bots play, replay game records.",
+        description="A local web table: play against the bots, watch bots play, replay game records. Every seat "
+        f"starts at the roster's {DEFAULT_BOT} bot (`hearts bots` lists the others).",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
