@@ -50,6 +50,8 @@ from hearts_env.nets import load_policy
 from . import imitate as imitation
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import Args, ConfigError, Launch, args_from_dict, check_args, network_config, parse_args
+from .distributed import NullWriter, check_share
+from .distributed import setup as setup_distributed
 from .engines import engine_generators, make_engine, reward_scales
 from .export import export_model, run_training_info
 from .network import build_network, evaluate_actions, greedy_actions, masked_log_probs, sample_actions
@@ -285,6 +287,10 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     that cannot start a run raise ``ConfigError`` (``check_args``) before anything is written; a write
     that fails on the way (a full disk) raises ``RunError``."""
     check_args(args, resume)
+    ddp = setup_distributed(args.device)  # under torchrun: this rank's share of the tables, on its device
+    problem = check_share(args.num_envs, ddp.world_size)
+    if problem:
+        raise ConfigError(f"--num-envs: {problem}")
     all_rules = [Rules.load(r) for r in [args.rules, *args.more_rules]]
     rules = all_rules[0]
     run_dir = resume if resume is not None else Path(args.runs_dir) / (args.run_name or default_run_name(args))
@@ -294,11 +300,11 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
-    device = torch.device(args.device)
+    device = ddp.device
     n = rules.num_players
-    B, T = args.num_envs, args.num_steps
+    B, T = ddp.share(args.num_envs), args.num_steps
 
-    engine = make_engine(args.engine, all_rules, B, device, args.seed)
+    engine = make_engine(args.engine, all_rules, B, device, ddp.seed(args.seed))
     obs_dim = engine.observation_size
     if resume is not None:  # the checkpoint's own network (it may have come from --init-from)
         network = build_network(load_checkpoint(resume / "checkpoint.pt", restore_rng=False)["network"], n).to(device)
@@ -313,8 +319,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     critic = OracleCritic(network.input_size, n, args.critic_hidden).to(device) if args.oracle_critic else None
     learned = [*network.parameters(), *(critic.parameters() if critic is not None else [])]
     optimizer = torch.optim.Adam(learned, lr=args.learning_rate, eps=1e-5, foreach=True)
-    sampler = torch.Generator(device=device).manual_seed(args.seed + 1)
-    table_rng = np.random.default_rng(args.seed + 2)
+    sampler = torch.Generator(device=device).manual_seed(ddp.seed(args.seed) + 1)
+    table_rng = np.random.default_rng(ddp.seed(args.seed) + 2)
     snapshots: list[dict[str, torch.Tensor]] = []
     frozen: list[NetworkOpponent] = []  # the snapshots as networks, rebuilt only when the pool changes
     update, decisions, learner_decisions, elapsed = 0, 0, 0, 0.0
@@ -322,23 +328,29 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     generators = {**engine_generators(engine), "sampler": sampler, "tables": table_rng}
     ckpt_path = run_dir / "checkpoint.pt"
     if resume is not None:
-        data = load_checkpoint(ckpt_path, model=network, optimizer=optimizer, generators=generators)
+        # the other ranks keep their own tables and random streams (the checkpoint holds rank 0's)
+        streams = generators if ddp.is_main else {}
+        data = load_checkpoint(ckpt_path, model=network, optimizer=optimizer, generators=streams)
         extra = data["extra"]
         update, decisions = data["update"], extra["decisions"]
         learner_decisions, elapsed = extra["learner_decisions"], extra["elapsed"]
         history = extra["history"]
         snapshots = [{k: torch.as_tensor(v) for k, v in snap.items()} for snap in extra["snapshots"]]
-        engine.load_state_dict(extra["engine_state"])
+        if ddp.is_main:
+            engine.load_state_dict(extra["engine_state"])
         if critic is not None:
             critic.load_state_dict(extra["critic"])
         print(f"resumed {run_dir} at update {update} ({decisions:,} decisions)", file=sys.stderr)
     try:  # after the engine and network: a failed start leaves no run dir
-        prepare_run_dir(run_dir, resume, overwrite, update)
+        if ddp.is_main:
+            prepare_run_dir(run_dir, resume, overwrite, update)
     except OSError as err:
         raise _write_failed(err, Path(err.filename or run_dir), run_dir) from None
-    num_updates = max(1, math.ceil(args.total_decisions / (B * T)))
+    num_updates = max(1, math.ceil(args.total_decisions / (B * T * ddp.world_size)))
 
     def checkpoint() -> None:
+        if not ddp.is_main:
+            return
         extra = {
             "decisions": decisions,
             "learner_decisions": learner_decisions,
@@ -362,6 +374,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             raise _write_failed(err, ckpt_path, run_dir) from None
 
     def log(metrics: dict[str, Any]) -> None:
+        if not ddp.is_main:
+            return
         try:
             with open(run_dir / "metrics.jsonl", "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(metrics) + "\n")
@@ -370,7 +384,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
 
     from torch.utils.tensorboard import SummaryWriter
 
-    writer = SummaryWriter(str(run_dir / "tb"))
+    writer = SummaryWriter(str(run_dir / "tb")) if ddp.is_main else NullWriter()
     if update == 0:
         writer.add_text("args", json.dumps(dataclasses.asdict(args), indent=1))
     if resume is None and not args.init_from and args.imitation_samples > 0:
@@ -390,7 +404,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
         for key in ("accuracy", "policy_loss", "value_loss"):
             writer.add_scalar(f"imitation/{key}", figures[key], 0)
         checkpoint()  # a crash from here on resumes after the warm start
-    progress = Progress(num_updates, update, args.progress)
+    ddp.broadcast([network, critic])  # every rank starts from rank 0's weights
+    progress = Progress(num_updates, update, args.progress and ddp.is_main)
 
     full_obs = torch.zeros(B, obs_dim, device=device)
     obs_buf = torch.zeros(T, B, network.input_size, device=device)  # only the entries the network reads
@@ -509,7 +524,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                     next_buf[prev[link], rows[link]] = t
                     last_step[rows[is_learner], current[is_learner]] = t
                     result = engine.step(act_buf[t])
-                    decisions += B
+                    decisions += B * ddp.world_size
                     learner_decisions += int(is_learner.sum())
                     if bool(result.done.any()):
                         done_rows = rows[result.done]
@@ -537,6 +552,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
 
             if args.moon_teacher > 0 and args.moon_teacher_hindsight:  # deals still in play: no outcome, no label
                 teach_buf.masked_fill_(torch.arange(T, device=device).unsqueeze(1) >= deal_start.unsqueeze(0), -1)
+            learner_decisions += ddp.others(int(learn_buf.sum()))
             rollout_s = time.perf_counter() - start
             advantages, valid = compute_advantages(val_buf, rew_buf, term_buf, next_buf, args.gamma, args.gae_lambda)
             sample = learn_buf & valid
@@ -548,7 +564,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             # ---- PPO epochs (a critic warm-up trains the value networks alone)
             policy_weight = 0.0 if update < args.critic_warmup else 1.0
             network.train()
-            count = b_obs.shape[0]
+            count = ddp.minimum(b_obs.shape[0])  # every rank takes the same number of gradient steps
             stats: dict[str, list[float]] = {
                 k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
             }
@@ -560,7 +576,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                 stats.update(teacher_loss=[], teacher_agreement=[], teacher_share=[])
             stop = False
             for _ in range(args.update_epochs):
-                order = torch.randperm(count, device=device, generator=sampler)
+                order = torch.randperm(b_obs.shape[0], device=device, generator=sampler)[:count]
                 for begin in range(0, count, args.minibatch_size):
                     idx = order[begin : begin + args.minibatch_size]
                     new_logp, entropy, value = evaluate_actions(network, b_obs[idx], b_mask[idx], b_act[idx])
@@ -604,6 +620,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                             stats["teacher_agreement"].append(float(agreement.float().mean()))
                     optimizer.zero_grad(set_to_none=True)
                     loss.backward()
+                    ddp.average_gradients(p for group in optimizer.param_groups for p in group["params"])
                     torch.nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
                     if critic is not None:
                         torch.nn.utils.clip_grad_norm_(critic.parameters(), args.max_grad_norm)
@@ -615,7 +632,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                         stats["entropy"].append(float(entropy.mean()))
                         stats["approx_kl"].append(float(kl))
                         stats["clipfrac"].append(float(((ratio - 1).abs() > args.clip_coef).float().mean()))
-                    if args.target_kl and float(kl) > args.target_kl:
+                    if args.target_kl and ddp.mean(float(kl)) > args.target_kl:
                         stop = True
                         break
                 if stop:
@@ -647,7 +664,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                 snapshots = snapshots[-args.max_snapshots :]
                 if magnet is not None:
                     magnet.load_state_dict(snapshots[-1])
-            if (args.eval_every and update % args.eval_every == 0) or update == num_updates:
+            if ddp.is_main and ((args.eval_every and update % args.eval_every == 0) or update == num_updates):
                 network.eval()
                 for opponent in ("random", "heuristic"):
                     # one rule set: eval/<opponent>/...; several: eval/<rules>/<opponent>/... and their mean
@@ -689,10 +706,13 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             close = getattr(opponent, "close", None)
             if close is not None:
                 close()
+        ddp.close()
     progress.close()
     writer.close()
-    plot_learning_curve(history, run_dir / "learning_curve.png", title=run_dir.name)
     final = history[-1] if history else {}
+    if not ddp.is_main:
+        return {"run_dir": str(run_dir), **final}
+    plot_learning_curve(history, run_dir / "learning_curve.png", title=run_dir.name)
     exported = None
     if args.export_name:
         exported = export_model(
