@@ -5,8 +5,12 @@ rank 0 alone writing."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,3 +103,29 @@ def test_one_rank_is_a_plain_run(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (ddp.minimum(5), ddp.others(5), ddp.mean(2.0), ddp.seed(3), ddp.share(10)) == (5, 0, 2.0, 3, 10)
     assert check_share(10, 1) is None and check_share(64, 2) is None
     assert "split evenly" in str(check_share(65, 2))
+
+
+@pytest.mark.slow
+def test_hearts_train_under_torchrun_with_two_gloo_ranks(tmp_path: Path) -> None:
+    """``torchrun --nproc_per_node 2 -m hearts_env train``: the smoke settings on two CPU ranks, half the tables
+    each; rank 0 alone writes one metrics line per update, counting both ranks' decisions, and the checkpoint;
+    the run resumes under torchrun as a plain run does."""
+    torchrun = shutil.which("torchrun") or str(Path(sys.executable).with_name("torchrun"))
+    runs = tmp_path / "runs"
+    common = ["--standalone", "--nproc_per_node", "2", "-m", "hearts_env", "train"]
+    settings = ["--config", str(ROOT / "configs/train/smoke.toml"), "--num-envs", "32", "--num-steps", "32"]
+    settings += ["--eval-every", "0", "--eval-deals", "16", "--progress", "false", "--threads", "1"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    first = [*settings, "--total-decisions", "4096", "--runs-dir", str(runs), "--run-name", "ddp"]
+    done = subprocess.run([torchrun, *common, *first], capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = runs / "ddp"
+    metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [m["update"] for m in metrics] == [1, 2, 3, 4]  # 4096 decisions / (2 ranks x 16 tables x 32 steps)
+    assert [m["decisions"] for m in metrics] == [1024, 2048, 3072, 4096]
+    assert all(m["learner_decisions"] > 0 for m in metrics) and (run / "checkpoint.pt").is_file()
+    more = ["--resume", str(run), "--total-decisions", "6144"]
+    done = subprocess.run([torchrun, *common, *more], capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [m["update"] for m in metrics] == [1, 2, 3, 4, 5, 6]
