@@ -1,6 +1,7 @@
 """End-to-end training decisions/s of our own PPO (``hearts_env.training.ppo.train``, the batched engine)
-against the RLlib backend (``hearts train --backend rllib``: RLlib 2.60 PPO on ``HeartsMultiAgentEnv``),
-on the same rules (standard) and the same network (the project's MLP, ``--hidden``).
+beside the RLlib backend (``hearts train --backend rllib``, RLlib 2.60 PPO) on both its envs: the vector env
+(the default: single-agent env runners stepping many tables of the batched engine) and ``HeartsMultiAgentEnv``
+(``--env multi-agent``), on the same rules (standard) and the same network (the project's MLP, ``--hidden``).
 
 A decision is one seat's move (every seat's, learners' and opponents' alike), so both count the same
 thing; the figure is decisions over the wall time of the training loop itself (rollouts and PPO
@@ -11,10 +12,12 @@ is the bottleneck). Wall time, not CPU time: RLlib's work is spread over process
 machine both figures move with the load.
 
 - ``ours``: ``--ours-envs`` tables × 64 steps per update, ``--ours-updates`` updates, ``--threads`` torch threads;
-- ``peer``: ``--iterations`` RLlib iterations of ``--batch`` decisions with ``--env-runners`` runners ×
-  ``--envs-per-runner`` tables, one local learner.
+- ``peer``: RLlib on the vector env, ``--iterations`` iterations of ``--vector-batch`` learner decisions with
+  ``--env-runners`` runners × ``--vector-tables`` tables, one local learner;
+- RLlib on the multi-agent env: ``--iterations`` iterations of ``--batch`` decisions with ``--env-runners``
+  runners × ``--envs-per-runner`` tables (printed beside, as the slower path).
 
-The last line is ``ours=<decisions/s> peer=<decisions/s> ratio=<ours/peer>``.
+The last line is ``ours=<decisions/s> peer=<RLlib on the vector env, decisions/s> ratio=<ours/peer>``.
 
     python benchmarks/train_speed.py [--hidden 128 128] [--env-runners 2] [--iterations 3]
 """
@@ -58,9 +61,12 @@ def run_ours(hidden: list[int], num_envs: int, updates: int, threads: int, runs_
     return float(final["decisions_per_s"])
 
 
-def run_peer(hidden: list[int], runners: int, envs: int, iterations: int, batch: int, runs_dir: str) -> float:
+def run_peer(
+    hidden: list[int], runners: int, envs: int, iterations: int, batch: int, runs_dir: str, env: str = "multi-agent"
+) -> float:
     args = RLlibArgs(
         rules="standard",
+        env=env,
         hidden=hidden,
         iterations=iterations,
         num_env_runners=runners,
@@ -71,7 +77,7 @@ def run_peer(hidden: list[int], runners: int, envs: int, iterations: int, batch:
         checkpoint_every=1000,
         progress=False,
         runs_dir=runs_dir,
-        run_name="peer",
+        run_name=f"peer-{env}",
     )
     final = train_rllib(RLlibLaunch(args))
     return float(final["decisions_per_s"])
@@ -87,17 +93,27 @@ def main() -> None:
     p.add_argument("--envs-per-runner", type=int, default=4)
     p.add_argument("--iterations", type=int, default=3)
     p.add_argument("--batch", type=int, default=4000)
+    p.add_argument("--vector-tables", type=int, default=512)
+    p.add_argument("--vector-batch", type=int, default=8192)
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as runs:
         ours = run_ours(args.hidden, args.ours_envs, args.ours_updates, args.threads, runs)
         print(f"ours (hearts_env PPO, batched engine, hidden {args.hidden}): {ours:,.0f} decisions/s")
-        peer = run_peer(args.hidden, args.env_runners, args.envs_per_runner, args.iterations, args.batch, runs)
-    per_runner = peer / max(1, args.env_runners)
-    print(
-        f"peer (RLlib PPO, {args.env_runners} env runners x {args.envs_per_runner} tables, hidden {args.hidden}): "
-        f"{peer:,.0f} decisions/s, {per_runner:,.0f} per env runner"
-    )
+        runners = max(1, args.env_runners)
+        peer = run_peer(
+            args.hidden, args.env_runners, args.vector_tables, args.iterations, args.vector_batch, runs, "vector"
+        )
+        print(
+            f"peer (RLlib PPO on the vector env, {args.env_runners} env runners x {args.vector_tables} tables, "
+            f"hidden {args.hidden}): {peer:,.0f} decisions/s, {peer / runners:,.0f} per env runner",
+            flush=True,
+        )
+        multi = run_peer(args.hidden, args.env_runners, args.envs_per_runner, args.iterations, args.batch, runs)
+        print(
+            f"RLlib PPO on the multi-agent env ({args.env_runners} env runners x {args.envs_per_runner} tables, "
+            f"hidden {args.hidden}): {multi:,.0f} decisions/s, {multi / runners:,.0f} per env runner"
+        )
     print(f"ours={ours:.0f} peer={peer:.0f} ratio={ours / peer:.1f}")
 
 
