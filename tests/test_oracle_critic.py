@@ -124,9 +124,11 @@ def test_the_oracle_critic_needs_the_batched_engine(tmp_path):
 
 
 def test_a_warm_up_trains_the_critic_and_leaves_the_policy_as_it_was(tmp_path):
-    args = _args(tmp_path, total_decisions=64 * 64, critic_warmup=1, magnet_coef=0.5)
+    args = _args(tmp_path, total_decisions=64 * 64, critic_warmup=1, magnet_coef=0.5, critic_learning_rate=0.01)
     ppo.train(args)
     saved = torch.load(tmp_path / "runs" / "oracle" / "checkpoint.pt", weights_only=True)
+    policy_group, critic_group = saved["optimizer"]["param_groups"]  # the critic learns at its own rate
+    assert (policy_group["lr"], critic_group["lr"]) == (args.learning_rate, 0.01)
     from hearts_env.training.network import build_network
 
     torch.manual_seed(args.seed)  # the same seed builds the same starting weights

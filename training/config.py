@@ -153,6 +153,8 @@ class Args:
     the seat's observation; the policy still reads the observation alone and exports without it (engine batched)"""
     critic_hidden: list[int] = field(default_factory=lambda: [256, 256])
     """hidden layer sizes of the oracle critic"""
+    critic_learning_rate: float = 0.0
+    """Adam learning rate of the oracle critic (0: learning_rate), annealed alike"""
     critic_warmup: int = 0
     """updates at the start of a run in which only the value networks learn (a fresh critic on a trained policy)"""
     magnet_coef: float = 0.0
@@ -371,6 +373,7 @@ _AT_LEAST_ZERO = (
     "pool_priority",
     "moon_teacher",
     "critic_warmup",
+    "critic_learning_rate",
     "magnet_coef",
 )
 

@@ -317,8 +317,11 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
         network = build_network(network_config(args, obs_dim), n).to(device)
     # the oracle critic (training only: never exported) learns beside the network, in the same optimizer
     critic = OracleCritic(network.input_size, n, args.critic_hidden).to(device) if args.oracle_critic else None
-    learned = [*network.parameters(), *(critic.parameters() if critic is not None else [])]
-    optimizer = torch.optim.Adam(learned, lr=args.learning_rate, eps=1e-5, foreach=True)
+    groups: list[dict[str, Any]] = [{"params": list(network.parameters()), "lr": args.learning_rate}]
+    if critic is not None:  # a fresh critic beside a trained policy learns at a rate of its own
+        groups.append({"params": list(critic.parameters()), "lr": args.critic_learning_rate or args.learning_rate})
+    base_rates = [group["lr"] for group in groups]
+    optimizer = torch.optim.Adam(groups, lr=args.learning_rate, eps=1e-5, foreach=True)
     sampler = torch.Generator(device=device).manual_seed(ddp.seed(args.seed) + 1)
     table_rng = np.random.default_rng(ddp.seed(args.seed) + 2)
     snapshots: list[dict[str, torch.Tensor]] = []
@@ -446,7 +449,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
         while update < num_updates:
             start = time.perf_counter()
             if args.anneal_lr:
-                optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - update / num_updates)
+                for group, rate in zip(optimizer.param_groups, base_rates, strict=True):
+                    group["lr"] = rate * (1.0 - update / num_updates)
             # ---- seat roles for this rollout: which seats learn, and who plays the others
             learner = torch.zeros(B, n, dtype=torch.bool, device=device)
             selfplay = torch.as_tensor(table_rng.random(B) < args.selfplay_fraction, device=device)
