@@ -4,7 +4,8 @@ Both engines are driven from Python the same way in the same process: chance out
 (OpenSpiel) or a seeded deal (ours), then `legal_actions()`, a uniform choice, `apply_action`,
 until the deal ends. A decision is a non-chance move (passing cards and playing cards). The two
 engines run in alternating rounds, timed in this process's CPU time (``time.process_time``), so
-that other work on the machine skews neither; the figure per engine is the median over rounds.
+that other work on the machine skews neither; the figure per engine is the median over rounds,
+and the spread of the per-round ratios is printed before the last line.
 
     python benchmarks/engine_speed.py [--seconds 2] [--rounds 5]
 
@@ -74,7 +75,12 @@ def main() -> None:
     for r in range(args.rounds):
         ours.append(run_ours(args.seconds, r))
         peer.append(run_openspiel(args.seconds, r))
-        print(f"round {r + 1}: ours {ours[-1]:,.0f}/s  openspiel {peer[-1]:,.0f}/s", flush=True)
+        print(
+            f"round {r + 1}: ours {ours[-1]:,.0f}/s  openspiel {peer[-1]:,.0f}/s  ratio {ours[-1] / peer[-1]:.3f}",
+            flush=True,
+        )
+    ratios = [a / b for a, b in zip(ours, peer, strict=True)]
+    print(f"ratio per round: min={min(ratios):.3f} median={statistics.median(ratios):.3f} max={max(ratios):.3f}")
     o, p = statistics.median(ours), statistics.median(peer)
     print(f"ours={o:.0f} peer={p:.0f} ratio={o / p:.3f}")
 

@@ -131,9 +131,10 @@ class Deal:
         if hands is None:
             if kitty is not None:
                 raise InvalidDealError("a kitty can only be given together with explicit hands")
-            # a uniform shuffle: sort by independent random keys (twice as fast as random.shuffle here)
+            # a uniform shuffle: a stable sort of the deck (ascending) by independent random keys, drawn
+            # in deck order (faster than random.shuffle here)
             rand = self.rng.random
-            shuffled = [bit for _, bit in sorted([(rand(), bit) for bit in t.deck_bits])]
+            shuffled = sorted(t.deck_bits, key=lambda _: rand())
             dealt = [0] * n
             dealt_count = t.hand_size * n
             for k in range(n):  # one card at a time clockwise from eldest: seat eldest+k gets every n-th
@@ -153,6 +154,7 @@ class Deal:
         self._heart_before_queen = rules.first_trick_points_fallback == "heart_before_queen"
         self._qh_may_lead_heart = rules.queen_and_hearts_only_may_lead_heart
         self._all_hearts = rules.all_hearts_leader_unbroken
+        self._may_void = self._all_hearts == "void_deal" and self._must_break  # checked at every lead
         self._first_lead = rules.first_lead
         self._num_tricks = t.num_tricks
         self._values = t.card_values
@@ -164,7 +166,7 @@ class Deal:
         self.cycle_kind = rules.pass_kind_for_deal(0) if pass_kind is None else pass_kind
         self.pass_kind: str | None = None  # the kind actually played (after dealer's choice)
         self.pass_order = [(self.eldest + i) % n for i in range(n)]
-        self._next_seat = tuple((p + 1) % n for p in range(n))
+        self._next_seat = t.next_seat
         self.pass_through = [False] * n
         self.declared = [False] * n
         self.chosen: list[list[int]] = [[] for _ in range(n)]
@@ -220,13 +222,15 @@ class Deal:
         legal = self._legal
         if legal is None:
             legal = self._legal = self._play_legal() if self.phase == PLAYING else self._compute_legal()
-        # mask_to_actions' one-suit fast path, inlined: this is the hottest call of random play
+        # mask_to_actions inlined for cards alone: this is the hottest call of random play
         top = (legal.bit_length() - 1) // NUM_RANKS
         if 0 <= top < 4:
             shift = NUM_RANKS * top
             high = legal >> shift
             if high << shift == legal:
                 return list(_SUIT_TABLES[top][high])
+            c, d, s, h = _SUIT_TABLES
+            return [*c[legal & 0x1FFF], *d[legal >> 13 & 0x1FFF], *s[legal >> 26 & 0x1FFF], *h[legal >> 39]]
         return mask_to_actions(legal)
 
     def clone(self) -> Deal:
@@ -340,7 +344,7 @@ class Deal:
 
     def _leader_must_void(self) -> bool:
         """``void_deal``: the leader holds only hearts (among C) before hearts are broken."""
-        if self._all_hearts != "void_deal" or not self._must_break or self.hearts_broken:
+        if not self._may_void or self.hearts_broken:
             return False
         if self.trick_number == 0 and self._first_lead != "eldest_any_card":
             return False
@@ -452,7 +456,7 @@ class Deal:
     def _start_trick(self, leader: int) -> None:
         self.leader = leader
         self.current_player = leader
-        if self._leader_must_void():
+        if self._may_void and self._leader_must_void():
             self._finish(cancelled=True)
 
     def _end_of_play(self) -> None:

@@ -375,6 +375,7 @@ class RuleTables:
     def __init__(self, rules: Rules):
         n = rules.num_players
         self.num_players = n
+        self.next_seat = tuple((p + 1) % n for p in range(n))  # clockwise
         self.removed_mask = mask_of(parse_card(c) for c in removed_card_names(rules))
         self.deck_mask = ((1 << NUM_CARDS) - 1) & ~self.removed_mask
         self.deck = cards_of(self.deck_mask)
@@ -384,8 +385,10 @@ class RuleTables:
         self.num_tricks = self.hand_size
         self.card_values = card_values(rules)
         self.penalty_mask = mask_of(c for c in self.deck if self.card_values[c] > 0)
-        # (card bit, value) of every card that scores, so scoring a deal reads ~15 cards, not 52
-        self.scoring_cards = tuple((1 << c, self.card_values[c]) for c in self.deck if self.card_values[c])
+        # the cards that score (and those that score below zero), so scoring a deal reads only the
+        # scoring cards each seat won
+        self.scoring_mask = mask_of(c for c in self.deck if self.card_values[c])
+        self.negative_mask = mask_of(c for c in self.deck if self.card_values[c] < 0)
         self.penalty_total = sum(self.card_values[c] for c in self.deck if self.card_values[c] > 0)
         self.bonus_card = -1 if rules.bonus_card == "none" else parse_card(rules.bonus_card)
         self.moon_value = self.penalty_total if rules.moon_value == "total" else int(rules.moon_value)

@@ -25,6 +25,16 @@ class DealScore:
     moon_applied: str | None = None  # "subtract", "add" or "cancel"
 
 
+def card_points(mask: int, values: Sequence[int]) -> int:
+    """The points of the cards in ``mask`` (``values``: each card id's points), one set bit at a time."""
+    points = 0
+    while mask:
+        low = mask & -mask
+        points += values[low.bit_length() - 1]
+        mask ^= low
+    return points
+
+
 def find_shooter(rules: Rules, won: Sequence[int], tricks: Sequence[int]) -> tuple[int | None, str | None]:
     """Steps 2–3: who shot the sun (every trick) or the moon (every penalty card), if anyone."""
     t = rules.tables
@@ -68,8 +78,9 @@ def score_deal(
     decision under ``shooter_choice``; ``totals_before`` feeds ``add_unless_shooter_loses``."""
     t = rules.tables
     n = len(won)
-    scoring = t.scoring_cards
-    raw = [sum(v for bit, v in scoring if mask & bit) for mask in won]
+    values = t.card_values
+    scoring = t.scoring_mask
+    raw = [card_points(mask & scoring, values) for mask in won]
     shooter, shot = find_shooter(rules, won, tricks)
     if shooter is None:
         scores = list(raw)
@@ -82,7 +93,7 @@ def score_deal(
     # (the bonus card) and step 5 still apply, as if the moon were worth nothing.
     value = 0 if mode == "cancel_deal" else rules.sun_value if shot == "sun" else t.moon_value
     # Step 4: penalty points vanish; what is left is bonus (non-positive) points.
-    base = [sum(v for bit, v in scoring if mask & bit and v < 0) for mask in won]
+    base = [card_points(mask & t.negative_mask, values) for mask in won]
     if shot == "sun" or rules.moon_requires_bonus_card:
         base[shooter] = 0  # the shooter's deal score is exactly the moon/sun amount
     # Step 5 on a moon deal: the no-trick adjustment, when the rules apply it there.
