@@ -58,3 +58,12 @@ def test_no_issue_numbers_in_the_docs_and_cards() -> None:
     for page in pages:
         found = re.findall(r".{0,30}\bissue\s*#?\d+.{0,30}", page.read_text(encoding="utf-8"), flags=re.I)
         assert not found, (page, found)
+
+
+def test_the_bots_page_shows_the_roster_as_it_is() -> None:
+    from hearts_env.bots.roster import OTHER_RULES, ROSTER, ROSTER_PRESETS
+
+    page = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
+    for name, entry in ROSTER.items():
+        cells = [f"`{entry.specs[p]}`" if p in entry.specs else "—" for p in (*ROSTER_PRESETS, OTHER_RULES)]
+        assert f"| `{name}` | {entry.what} | " + " | ".join(cells) + " |" in page, name
