@@ -845,3 +845,25 @@ def test_the_project_copy_of_rules_md_is_the_specification() -> None:
             pytest.fail(f"CI has the specification beside the project, but {spec} is missing")
         pytest.skip("no ../shared/rules/RULES.md beside this checkout")
     assert (root / "docs" / "rules" / "RULES.md").read_bytes() == spec.read_bytes()
+
+
+@pytest.mark.parametrize("preset", ["standard", "three_player", "three_player_kitty", "five_player", "six_to_eight"])
+def test_a_seed_deals_the_same_hands_as_sorting_by_random_keys(preset: str) -> None:
+    """The shuffle of a seeded deal: the deck, ascending, sorted by one ``random()`` key per card in
+    deck order, dealt one card at a time clockwise from eldest hand, the rest to the kitty. A faster
+    shuffle must deal exactly these hands, or every seeded deal and saved record changes."""
+    import random
+
+    rules = Rules.preset(preset)
+    t = rules.tables
+    n = rules.num_players
+    for seed in range(300):
+        deal = Deal(rules, seed=seed, dealer=seed % n)
+        rng = random.Random(seed)
+        rng.getrandbits(64)  # the smoosh stream's seed is drawn first
+        order = [card for _, card in sorted((rng.random(), card) for card in t.deck)]
+        dealt = n * t.hand_size
+        for k in range(n):
+            seat = (deal.eldest + k) % n
+            assert deal.dealt_hands[seat] == sum(1 << c for c in order[k:dealt:n]), (seed, seat)
+        assert deal.kitty_cards == order[dealt:]
