@@ -67,3 +67,19 @@ def test_the_bots_page_shows_the_roster_as_it_is() -> None:
     for name, entry in ROSTER.items():
         cells = [f"`{entry.specs[p]}`" if p in entry.specs else "—" for p in (*ROSTER_PRESETS, OTHER_RULES)]
         assert f"| `{name}` | {entry.what} | " + " | ".join(cells) + " |" in page, name
+
+
+def test_the_readme_bots_table_shows_the_cards_figures() -> None:
+    """The README's "Bots at a glance" figures are the ones ``hearts bots`` reads from the model cards."""
+    from hearts_env.bots.roster import figures, roster_names
+
+    rows = {
+        line.split("|")[1].strip(" `"): line
+        for line in README.read_text(encoding="utf-8").splitlines()
+        if line.startswith("| `")
+    }
+    for name in roster_names(main_only=True):
+        got = figures(name, "standard")
+        assert got.heuristic_points is not None and got.heuristic_ci95 is not None, name
+        low, high = got.heuristic_ci95
+        assert f"{got.heuristic_points:.2f}" in rows[name] and f"[{low:.2f}, {high:.2f}]" in rows[name], name
