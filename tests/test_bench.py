@@ -114,3 +114,20 @@ def test_leaderboard_lists_every_shipped_bot_once() -> None:
     assert "ppo-tuned" not in bots  # it is `net` on the standard rules
     assert "guard-shoot" not in bots  # it is `strongest` on the standard rules
     assert set(shipped_models()) - {"ppo-tuned"} <= set(bots)
+
+
+def test_leaderboard_command_prints_the_table(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setattr(bench_module, "PANEL", ("random", "heuristic"))
+    monkeypatch.setattr("hearts_env.cli.bench.QUICK", TINY)
+    monkeypatch.setattr("hearts_env.cli.bench.leaderboard_bots", lambda: ["random", "heuristic"])
+    out = tmp_path / "board.json"
+    assert main(["bench", "--leaderboard", "--quick", "--no-progress", "--output", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("| bot | 3 random | 3 heuristic |")
+    assert [line.split("|")[1].strip() for line in lines[2:]] == ["`random`", "`heuristic`"]
+    saved = json.loads(out.read_text())
+    assert [r["policy"] for r in saved] == ["random", "heuristic"]
+    # the heuristic bot against three of itself: its paired difference to itself is zero
+    assert "(+0.00)" in lines[3].split("|")[3]
