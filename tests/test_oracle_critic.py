@@ -167,3 +167,21 @@ def test_an_oracle_run_resumes_bit_for_bit_and_exports_the_policy_alone(tmp_path
     with np.load(oracle_model / "weights.npz") as o, np.load(plain_model / "weights.npz") as p:
         assert {k: o[k].shape for k in o.files} == {k: p[k].shape for k in p.files}  # no critic in the export
     make_bot(str(oracle_model), Rules.preset("standard"), seed=0)
+
+
+def test_the_learning_curve_shows_the_exploit_curve_when_the_run_watches_adversaries(tmp_path):
+    """A third panel, the moons each watched adversary shot, appears beside points and entropy."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.image
+
+    from hearts_env.training.plotting import plot_learning_curve
+
+    plain = [
+        {"decisions": d, "entropy": 0.3, "eval/heuristic/points": 5.0, "eval/heuristic/opponent_points": 7.0}
+        for d in (0, 100)
+    ]
+    watched = [{**h, "eval/moon/moons": 0.2, "eval/moon-late/moons": 0.1} for h in plain]
+    two = plot_learning_curve(plain, tmp_path / "plain.png")
+    three = plot_learning_curve(watched, tmp_path / "watched.png")
+    assert two is not None and three is not None
+    assert matplotlib.image.imread(three).shape[1] > 1.3 * matplotlib.image.imread(two).shape[1]

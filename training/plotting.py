@@ -45,8 +45,9 @@ class Progress:
 
 
 def plot_learning_curve(history: list[dict[str, Any]], path: Path, title: str = "") -> Path | None:
-    """Evaluation points per deal (and policy entropy) against training decisions; ``None`` without
-    matplotlib."""
+    """Evaluation points per deal, policy entropy and, where the run watches scripted adversaries, the
+    share of deals each shot the moon at a table of three learners (the exploit curve), against training
+    decisions; ``None`` without matplotlib."""
     try:
         import matplotlib
 
@@ -54,7 +55,11 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path, title: str = 
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    adversaries = sorted(
+        {k.split("/")[1] for h in history for k in h if k.startswith("eval/") and k.endswith("/moons")}
+    )
+    fig, axes = plt.subplots(1, 3 if adversaries else 2, figsize=(16 if adversaries else 11, 4))
+    ax1, ax2 = axes[0], axes[1]
     for opponent, colour in (("random", "tab:blue"), ("heuristic", "tab:red")):
         pts = [
             (h["decisions"], h[f"eval/{opponent}/points"], h[f"eval/{opponent}/opponent_points"])
@@ -74,6 +79,17 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path, title: str = 
     ax2.set_xlabel("training decisions")
     ax2.set_ylabel("policy entropy")
     ax2.grid(alpha=0.3)
+    for adversary in adversaries:
+        moons = [
+            (h["decisions"], 100 * h[f"eval/{adversary}/moons"]) for h in history if f"eval/{adversary}/moons" in h
+        ]
+        xs, ys = zip(*moons, strict=True)
+        axes[2].plot(xs, ys, "o-", label=adversary)
+    if adversaries:
+        axes[2].set_xlabel("training decisions")
+        axes[2].set_ylabel("moons shot alone among 3 learners (%)")
+        axes[2].legend()
+        axes[2].grid(alpha=0.3)
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
