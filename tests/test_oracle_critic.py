@@ -3,6 +3,7 @@ export never read it; a warm-up leaves the policy alone; a run with the critic r
 
 from __future__ import annotations
 
+import importlib.util
 import tomllib
 from pathlib import Path
 
@@ -167,6 +168,17 @@ def test_an_oracle_run_resumes_bit_for_bit_and_exports_the_policy_alone(tmp_path
     with np.load(oracle_model / "weights.npz") as o, np.load(plain_model / "weights.npz") as p:
         assert {k: o[k].shape for k in o.files} == {k: p[k].shape for k in p.files}  # no critic in the export
     make_bot(str(oracle_model), Rules.preset("standard"), seed=0)
+
+    # the quick exploit tables read a checkpoint and its export alike
+    spec = importlib.util.spec_from_file_location("quick_exploit", ROOT / "examples" / "quick_exploit.py")
+    assert spec is not None and spec.loader is not None
+    quick = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(quick)
+    rules = Rules.preset("standard")
+    from_checkpoint = quick.quick_exploit(str(run_b / "checkpoint.pt"), rules, deals=16)
+    assert from_checkpoint == quick.quick_exploit(str(oracle_model), rules, deals=16)
+    assert set(from_checkpoint) == {"heuristic", *quick.SEEKERS}
+    assert all(0.0 <= from_checkpoint[s]["moons"] <= 1.0 for s in quick.SEEKERS)
 
 
 def test_the_learning_curve_shows_the_exploit_curve_when_the_run_watches_adversaries(tmp_path):
