@@ -502,6 +502,49 @@ def test_pool_plays_one_member_per_deal_and_names_it() -> None:
         np.testing.assert_array_equal(ra, rb)
 
 
+def test_pool_gets_observations_of_its_network_rows_only_and_plays_the_same() -> None:
+    """The env builds observations and masks only for the rows the pool plays by a network (``input_rows``);
+    those rows' inputs are exact, and the whole run equals one where every row's inputs are built."""
+    config = {
+        "num_envs": 16,
+        "pool": ["heuristic", "selfplay", "snapshot"],
+        "pool_weights": [1.0, 1.0, 1.0],
+        "network": network_config({"hidden": [16]}),
+    }
+    envs = [PoolVectorEnv(config) for _ in range(2)]
+    for env in envs:
+        env.pool.install(_random_weights([16], 1), [("main_v1", _random_weights([16], 2))])
+    envs[1].pool.input_rows = None  # type: ignore[assignment,method-assign]  # the env builds every row's inputs
+    seen: list[tuple[torch.Tensor, torch.Tensor]] = []
+    engine = envs[0].hearts.engine
+    act = envs[0].pool.act
+
+    def spy(engine_: object, rows: torch.Tensor, obs: torch.Tensor, mask: torch.Tensor, *a: object) -> torch.Tensor:
+        reads = envs[0].pool._slot.index_select(0, rows) != 0  # type: ignore[union-attr]
+        sub = engine.state.rows(rows)
+        full_obs, full_mask = engine.observation_builder.observe(sub), engine.kernel.legal_mask(sub)
+        assert torch.equal(obs[reads], full_obs[reads]) and torch.equal(mask[reads], full_mask[reads])
+        assert not obs[~reads].any() and not mask[~reads].any()
+        seen.append((reads, rows))
+        return act(engine_, rows, obs, mask, *a)  # type: ignore[arg-type]
+
+    envs[0].pool.act = spy  # type: ignore[method-assign]
+    a, _ = envs[0].reset(seed=5)
+    b, _ = envs[1].reset(seed=5)
+    for _ in range(60):
+        np.testing.assert_array_equal(a["observations"], b["observations"])
+        np.testing.assert_array_equal(a["action_mask"], b["action_mask"])
+        actions = _legal_last(a["action_mask"])
+        a, ra, ta, _, ia = envs[0].step(actions)
+        b, rb, tb, _, ib = envs[1].step(actions)
+        np.testing.assert_array_equal(ra, rb)
+        np.testing.assert_array_equal(ta, tb)
+        assert ia.keys() == ib.keys() and all(np.array_equal(ia[k], ib[k]) for k in ia)
+    assert envs[0].pool.decisions == envs[1].pool.decisions
+    reads_all = torch.cat([r for r, _ in seen])
+    assert reads_all.any() and not reads_all.all(), "the run should mix heuristic and network rows"
+
+
 def _legal_last(mask: np.ndarray) -> np.ndarray:
     return (mask.shape[1] - 1 - np.argmax(mask[:, ::-1] > 0, axis=1)).astype(np.int64)
 

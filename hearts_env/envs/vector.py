@@ -30,7 +30,10 @@ What each sub-environment is: ``hearts_env.envs.HeartsGymEnv`` with single-deal 
   observations ``(k, 2577)`` to logits ``(k, 68)`` (greedy over the legal actions unless
   ``opponent_sample=True``), or any ``hearts_env.batched.BatchPolicy``. One for every other seat, or a
   list with one per other seat in seat order after the learner. Per-decision Python bots (a plain
-  ``Bot``) are refused: use ``HeartsGymEnv`` for those.
+  ``Bot``) are refused: use ``HeartsGymEnv`` for those. A single opponent policy with a method
+  ``input_rows(engine, rows, generator)`` (``(len(rows),)`` bool: the rows whose observation and mask it
+  reads) is given those rows' observations and masks only, zeros in the others, so rows it plays from the
+  engine's state (as the heuristic does) cost no observation.
 - Action mask: ``info["action_mask"]`` ``(num_envs, 68)`` ``bool`` and ``action_masks()``; every row
   is always at a decision of its learner, so **no row's mask is ever all False** (after a deal ends
   the row's mask is already the next deal's first decision of its learner).
@@ -486,6 +489,10 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
         needs_mask = any(not isinstance(p, HeuristicPolicy) for p, _ in self._groups)
         k = int(idx.numel())
         empty = torch.zeros(k, 0, device=self.device)
+        if len(self._groups) == 1 and needs_obs and callable(getattr(self._groups[0][0], "input_rows", None)):
+            policy = self._groups[0][0]
+            obs, mask = self._some_inputs(sub, policy.input_rows(engine, idx, self._policy_generator(policy)))
+            return self._act(policy, idx, obs, mask)
         obs = engine.observation_builder.observe(sub) if needs_obs else empty
         mask = engine.kernel.legal_mask(sub) if needs_mask else empty.bool()
         if len(self._groups) == 1:
@@ -504,9 +511,27 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
                 out = out.index_put((pick,), got)
         return out
 
-    def _act(self, policy: BatchPolicy, rows: torch.Tensor, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def _some_inputs(self, sub: BatchState, need: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Observations and masks of the rows of ``sub`` flagged by ``need``; zeros (False) in the others."""
+        engine = self.engine
+        k = sub.batch_size
+        obs = torch.zeros(k, OBSERVATION_SIZE, device=self.device)
+        mask = torch.zeros(k, NUM_ACTIONS, dtype=torch.bool, device=self.device)
+        pick = torch.nonzero(need).flatten()
+        if pick.numel() == k:
+            return engine.observation_builder.observe(sub), engine.kernel.legal_mask(sub)
+        if pick.numel():
+            some = sub.rows(pick)
+            obs.index_copy_(0, pick, engine.observation_builder.observe(some))
+            mask.index_copy_(0, pick, engine.kernel.legal_mask(some))
+        return obs, mask
+
+    def _policy_generator(self, policy: Any) -> torch.Generator:
         gen = getattr(policy, "generator", None)
-        return policy.act(self.engine, rows, obs, mask, gen if isinstance(gen, torch.Generator) else self.generator)
+        return gen if isinstance(gen, torch.Generator) else self.generator
+
+    def _act(self, policy: BatchPolicy, rows: torch.Tensor, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return policy.act(self.engine, rows, obs, mask, self._policy_generator(policy))
 
     def _play_opponents(
         self,

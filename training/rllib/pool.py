@@ -111,6 +111,15 @@ class PoolOpponent:
         drawn_for_next = int(self._key[row]) == int(engine.state.dealt[row, 0])
         return self.slot_kind(int((self._previous if drawn_for_next else self._slot)[row]))
 
+    def input_rows(
+        self, engine: BatchEngine, rows: torch.Tensor, generator: torch.Generator | None = None
+    ) -> torch.Tensor:
+        """``(len(rows),)`` bool: the rows whose member reads observations and masks (a network, not the
+        heuristic bot); the env builds those rows' inputs only. Draws the members of new deals first."""
+        self._redraw(engine, rows, generator)
+        assert self._slot is not None
+        return self._slot.index_select(0, rows) != HEURISTIC_SLOT
+
     # ---- BatchPolicy
     @torch.no_grad()
     def act(
