@@ -14,7 +14,10 @@ figures move with the load, so both run here one after the other with the same s
 The last line is ``ours=<vector env, decisions/s per env runner> peer=<multi-agent env, per env runner>
 ratio=<ours/peer>``.
 
-    python benchmarks/rllib_speed.py [--env-runners 1] [--tables 512] [--iterations 3] [--hidden 128 128]
+Both learners train with ``--threads`` torch threads (default 1: on a shared 2-core machine a second
+thread makes each gradient step slower, not faster).
+
+    python benchmarks/rllib_speed.py [--env-runners 1] [--tables 512] [--iterations 3] [--hidden 128 128] [--threads 1]
 """
 
 from __future__ import annotations
@@ -30,9 +33,12 @@ from hearts_env.training.rllib.config import RLlibArgs, RLlibLaunch
 from hearts_env.training.rllib.train import train
 
 
-def run(env: str, hidden: list[int], runners: int, tables: int, iterations: int, batch: int, runs_dir: str) -> dict:
+def run(
+    env: str, hidden: list[int], runners: int, tables: int, iterations: int, batch: int, runs_dir: str, threads: int
+) -> dict:
     """One RLlib run of ``iterations``; its final figures (``decisions_per_s``: every seat's, all runners)."""
     args = RLlibArgs(
+        threads=threads,
         rules="standard",
         env=env,
         hidden=hidden,
@@ -60,10 +66,13 @@ def main() -> None:
     p.add_argument("--ma-envs", type=int, default=4, help="tables per env runner on the multi-agent env")
     p.add_argument("--ma-batch", type=int, default=4000, help="decisions per iteration on the multi-agent env")
     p.add_argument("--ma-iterations", type=int, default=3)
+    p.add_argument("--threads", type=int, default=1, help="torch threads of the learner (this process); 0: torch's")
     args = p.parse_args()
     runners = max(1, args.env_runners)
     with tempfile.TemporaryDirectory() as runs:
-        ours = run("vector", args.hidden, args.env_runners, args.tables, args.iterations, args.batch, runs)
+        ours = run(
+            "vector", args.hidden, args.env_runners, args.tables, args.iterations, args.batch, runs, args.threads
+        )
         ours_rate = ours["decisions_per_s"] / runners
         print(
             f"ours (RLlib PPO on the vector env, {args.env_runners} env runners x {args.tables} tables, "
@@ -72,7 +81,16 @@ def main() -> None:
             f"{ours_rate:,.0f} per env runner",
             flush=True,
         )
-        peer = run("multi-agent", args.hidden, args.env_runners, args.ma_envs, args.ma_iterations, args.ma_batch, runs)
+        peer = run(
+            "multi-agent",
+            args.hidden,
+            args.env_runners,
+            args.ma_envs,
+            args.ma_iterations,
+            args.ma_batch,
+            runs,
+            args.threads,
+        )
         peer_rate = peer["decisions_per_s"] / runners
         print(
             f"peer (RLlib PPO on the multi-agent env, {args.env_runners} env runners x {args.ma_envs} tables, "

@@ -11,7 +11,8 @@ separate processes, so a cluster with k runners samples about k times that, unti
 is the bottleneck). Wall time, not CPU time: RLlib's work is spread over processes, so on a shared
 machine both figures move with the load.
 
-- ``ours``: ``--ours-envs`` tables × 64 steps per update, ``--ours-updates`` updates, ``--threads`` torch threads;
+- ``ours``: ``--ours-envs`` tables × 64 steps per update, ``--ours-updates`` updates, ``--threads`` torch threads
+  (RLlib's learner, in this process, trains with the same);
 - ``peer``: RLlib on the vector env, ``--iterations`` iterations of ``--vector-batch`` learner decisions with
   ``--env-runners`` runners × ``--vector-tables`` tables, one local learner;
 - RLlib on the multi-agent env: ``--iterations`` iterations of ``--batch`` decisions with ``--env-runners``
@@ -62,9 +63,17 @@ def run_ours(hidden: list[int], num_envs: int, updates: int, threads: int, runs_
 
 
 def run_peer(
-    hidden: list[int], runners: int, envs: int, iterations: int, batch: int, runs_dir: str, env: str = "multi-agent"
+    hidden: list[int],
+    runners: int,
+    envs: int,
+    iterations: int,
+    batch: int,
+    runs_dir: str,
+    env: str = "multi-agent",
+    threads: int = 0,
 ) -> float:
     args = RLlibArgs(
+        threads=threads,
         rules="standard",
         env=env,
         hidden=hidden,
@@ -102,14 +111,23 @@ def main() -> None:
         print(f"ours (hearts_env PPO, batched engine, hidden {args.hidden}): {ours:,.0f} decisions/s")
         runners = max(1, args.env_runners)
         peer = run_peer(
-            args.hidden, args.env_runners, args.vector_tables, args.iterations, args.vector_batch, runs, "vector"
+            args.hidden,
+            args.env_runners,
+            args.vector_tables,
+            args.iterations,
+            args.vector_batch,
+            runs,
+            "vector",
+            args.threads,
         )
         print(
             f"peer (RLlib PPO on the vector env, {args.env_runners} env runners x {args.vector_tables} tables, "
             f"hidden {args.hidden}): {peer:,.0f} decisions/s, {peer / runners:,.0f} per env runner",
             flush=True,
         )
-        multi = run_peer(args.hidden, args.env_runners, args.envs_per_runner, args.iterations, args.batch, runs)
+        multi = run_peer(
+            args.hidden, args.env_runners, args.envs_per_runner, args.iterations, args.batch, runs, threads=args.threads
+        )
         print(
             f"RLlib PPO on the multi-agent env ({args.env_runners} env runners x {args.envs_per_runner} tables, "
             f"hidden {args.hidden}): {multi:,.0f} decisions/s, {multi / runners:,.0f} per env runner"

@@ -605,3 +605,13 @@ def test_configs_parse_and_pass_the_checks(name: str) -> None:
     default = parse_args([]).args
     assert default.env == "vector" and tables_per_runner(default) == 512
     assert tables_per_runner(parse_args(["--env", "multi-agent"]).args) == 4
+
+
+def test_threads_flag_is_checked_and_parsed() -> None:
+    """``--threads`` sets the torch threads of the driver's learner (0: torch's default); negative is refused."""
+    from hearts_env.training.config import ConfigError
+
+    assert parse_args([]).args.threads == 0
+    assert parse_args(["--threads", "1"]).args.threads == 1
+    with pytest.raises(ConfigError, match="--threads"):
+        check_args(RLlibArgs(threads=-1))

@@ -63,6 +63,8 @@ class RLlibArgs:
     """RLlib learner processes (0: learn in the driver; on a GPU cluster one per GPU)"""
     gpus_per_learner: float = 0.0
     """GPUs per learner (with num_learners >= 1, or 0 learners: the driver's learner on a GPU)"""
+    threads: int = 0
+    """torch CPU threads of this process, where the local learner (0 learners) trains (0: torch's default)"""
     train_batch_size: int = 8000
     """decisions sampled per iteration: env steps (multi-agent: every seat's; vector: the learner seats')"""
     minibatch_size: int = 1000
@@ -154,7 +156,7 @@ def check_args(args: RLlibArgs) -> Rules:
         raise ConfigError(f"--env must be one of {', '.join(ENV_KINDS)}, got {args.env!r}")
     if args.envs_per_runner < 0:
         raise ConfigError(f"--envs-per-runner must be at least 0 (0: the env's default), got {args.envs_per_runner}")
-    for name in ("num_learners", "gpus_per_learner", "gpus_per_env_runner"):
+    for name in ("num_learners", "gpus_per_learner", "gpus_per_env_runner", "threads"):
         if not getattr(args, name) >= 0:
             raise ConfigError(f"{flag(name)} must be at least 0, got {getattr(args, name)}")
     if args.env_device not in ("cpu", "cuda") and not args.env_device.startswith("cuda:"):

@@ -40,6 +40,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 import ray
+import torch
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -305,9 +306,13 @@ def train(launch: RLlibLaunch) -> dict[str, Any]:
             "replace it with --overwrite or choose another --run-name"
         )
     started = connect(launch.address, num_cpus=args.num_env_runners + 1)
+    threads = torch.get_num_threads()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     try:
         return _run(args, rules, run_dir, launch.overwrite)
     finally:
+        torch.set_num_threads(threads)
         if started:
             ray.shutdown()
 
