@@ -386,13 +386,17 @@ def hearts(*args: str, tmp_path: Path | None = None, input: str | None = None) -
     )
 
 
-def test_every_subcommand_has_help() -> None:
-    for command in ("play", "rules", "replay", "selfplay", "tournament"):
-        result = hearts(command, "--help")
-        assert result.returncode == 0, result.stderr
-        assert "usage:" in result.stdout
-    top = hearts("--help")
-    assert all(c in top.stdout for c in ("play", "tournament", "train", "export", "rules", "replay"))
+def test_every_subcommand_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    """In this process (the entry point itself is run as a process by the other tests)."""
+    for command in ("play", "bots", "bench", "rules", "replay", "selfplay", "serve", "tournament"):
+        with pytest.raises(SystemExit) as done:
+            main([command, "--help"])
+        assert done.value.code == 0
+        assert "usage:" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = capsys.readouterr().out
+    assert all(c in top for c in ("play", "bots", "bench", "tournament", "train", "export", "rules", "replay"))
 
 
 def test_tournament_json_and_table() -> None:
@@ -468,27 +472,34 @@ def test_tournament_paired_compares_two_bots_on_the_same_deals(capsys: pytest.Ca
     assert "Paired over the same 3 duplicate sets: ppo-tuned" in capsys.readouterr().out
 
 
-def test_rules_list_show_check(tmp_path: Path) -> None:
-    listing = hearts("rules")
-    assert listing.returncode == 0 and "standard" in listing.stdout and "omnibus" in listing.stdout
-    assert "Omnibus Hearts" in listing.stdout
-    show = hearts("rules", "show", "omnibus")
-    assert show.returncode == 0 and 'bonus_card = "JD"' in show.stdout
+def in_process(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``hearts ARGS`` run in this process: (status, stdout, stderr)."""
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_rules_list_show_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, listing, _ = in_process(capsys, "rules")
+    assert code == 0 and "standard" in listing and "omnibus" in listing
+    assert "Omnibus Hearts" in listing
+    code, show, _ = in_process(capsys, "rules", "show", "omnibus")
+    assert code == 0 and 'bonus_card = "JD"' in show
     good = tmp_path / "good.toml"
-    good.write_text(show.stdout)
+    good.write_text(show)
     assert Rules.from_file(good) == Rules.preset("omnibus")
-    check = hearts("rules", "check", str(good))
-    assert check.returncode == 0 and "valid" in check.stdout
+    code, check, _ = in_process(capsys, "rules", "check", str(good))
+    assert code == 0 and "valid" in check
     bad = tmp_path / "bad.toml"
     bad.write_text('preset = "standard"\npass_count = 0\n')
-    result = hearts("rules", "check", str(bad))
-    assert result.returncode != 0 and "pass_count" in result.stderr
+    code, _, err = in_process(capsys, "rules", "check", str(bad))
+    assert code != 0 and "pass_count" in err
     unknown = tmp_path / "unknown.toml"
     unknown.write_text("hearts_points = 2\n")
-    result = hearts("rules", "check", str(unknown))
-    assert result.returncode != 0 and "hearts_points" in result.stderr
-    assert hearts("rules", "check", str(tmp_path / "missing.toml")).returncode != 0
-    assert hearts("rules", "show", "no_such_preset").returncode != 0
+    code, _, err = in_process(capsys, "rules", "check", str(unknown))
+    assert code != 0 and "hearts_points" in err
+    assert in_process(capsys, "rules", "check", str(tmp_path / "missing.toml"))[0] != 0
+    assert in_process(capsys, "rules", "show", "no_such_preset")[0] != 0
 
 
 def test_replay_prints_every_trick_and_hand(tmp_path: Path) -> None:
