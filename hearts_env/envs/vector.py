@@ -515,11 +515,11 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
         """Observations and masks of the rows of ``sub`` flagged by ``need``; zeros (False) in the others."""
         engine = self.engine
         k = sub.batch_size
-        obs = torch.zeros(k, OBSERVATION_SIZE, device=self.device)
-        mask = torch.zeros(k, NUM_ACTIONS, dtype=torch.bool, device=self.device)
         pick = torch.nonzero(need).flatten()
         if pick.numel() == k:
             return engine.observation_builder.observe(sub), engine.kernel.legal_mask(sub)
+        obs = torch.zeros(k, OBSERVATION_SIZE, device=self.device)
+        mask = torch.zeros(k, NUM_ACTIONS, dtype=torch.bool, device=self.device)
         if pick.numel():
             some = sub.rows(pick)
             obs.index_copy_(0, pick, engine.observation_builder.observe(some))

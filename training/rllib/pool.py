@@ -5,7 +5,8 @@ thousands of tables on the batched engine per env runner), the other seats playe
   per deal with the pool's weights: ``heuristic`` (the heuristic bot), ``selfplay`` (the learner's latest
   weights, sampling its masked policy) or ``snapshot`` (one of the frozen snapshots, drawn uniformly; the
   latest weights until the first snapshot exists). A new deal is seen by its cards, so the draw happens
-  before any opponent moves in it.
+  before any opponent moves in it. It tells the env which rows it plays by a network (``input_rows``), so the
+  env builds observations for those rows only.
 - ``PoolVectorEnv``: the env RLlib builds (from ``env_config`` plus ``num_envs``).
 - ``VectorPoolCallback``: pushes the learner's weights to every env runner's pool (at the start and after
   every iteration) and a frozen snapshot every ``snapshot_every`` iterations (the last ``max_snapshots``
