@@ -495,3 +495,34 @@ def test_a_short_body_over_a_real_connection(caplog):
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def test_one_advance_holds_its_game_for_a_bounded_time(app, client):
+    """However many steps a client asks for, one ``/advance`` stops after about two seconds of bot thinking
+    (the page asks again), so a few clients cannot keep the table's bot threads busy for minutes."""
+    game_id = new_game(client, spectate=True, seed=4)["id"]
+    game = app.state.store.get(game_id)
+    calls: list[int] = []
+
+    class CountingBot(SlowBot):
+        def act(self, observation):
+            calls.append(1)
+            return super().act(observation)
+
+    game.bots = {seat: CountingBot(bot, 0.4, threading.Event()) for seat, bot in game.bots.items()}
+    response, seconds = timed(lambda: client.post(f"/api/games/{game_id}/advance", json={"steps": 5000}))
+    assert response.status_code == 200 and seconds < 4.0
+    assert 1 <= len(calls) <= 8  # 5,000 asked for: the time budget stopped it
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [("--port 0", "--port"), ("--port 70000", "--port"), ("--max-games 0", "--max-games"),
+     ("--max-games-per-client 0", "--max-games-per-client")],
+)  # fmt: skip
+def test_limits_that_would_refuse_every_game_are_refused_at_start(flags, named, capsys):
+    from hearts_env.web.cli import main
+
+    assert main(flags.split()) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"hearts serve: {named} must be") and len(err.splitlines()) == 1

@@ -61,6 +61,16 @@ def add_serve_parser(subparsers: argparse._SubParsersAction) -> argparse.Argumen
 
 
 def serve_main(args: argparse.Namespace) -> int:
+    limits = {
+        "--port": (args.port, 1, 65535),
+        "--max-games": (args.max_games, 1, None),
+        "--max-games-per-client": (args.max_games_per_client, 1, None),
+    }
+    for option, (value, low, high) in limits.items():
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+            print(f"hearts serve: {option} must be {bound}, got {value}", file=sys.stderr)
+            return 2
     try:  # the optional web extra: a missing package is named with the command that installs it
         import_extra("starlette", "web", "hearts serve")
         uvicorn = import_extra("uvicorn", "web", "hearts serve")

@@ -219,12 +219,16 @@ class WebGame:
             raise GameError("The record can be downloaded once the game is over.", 409)
         return record_of(self.match, single_deal=self.single_deal)
 
-    def advance(self, steps: int = 1) -> None:
-        """Let the bots make up to ``steps`` decisions (stopping at the person's turn); after a deal
-        that ended, the first step seats the next deal."""
+    def advance(self, steps: int = 1, seconds: float = 2.0) -> None:
+        """Let the bots make up to ``steps`` decisions (stopping at the person's turn, and once ``seconds``
+        have passed, so no request holds a game and a bot thread for long: the page asks again); after a
+        deal that ended, the first step seats the next deal."""
         if self.finished:
             raise GameError("The game is over.", 409)
+        until = time.monotonic() + seconds
         for _ in range(steps):
+            if time.monotonic() > until:
+                return
             if self.finished:
                 return
             if self.pending_next:
