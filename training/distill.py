@@ -1,4 +1,4 @@
-"""Search-guided targets: distil a search bot's judgement into a model (issue 12's "distil pimc").
+"""Search-guided targets: distil a search bot's judgement into a model.
 
 The search bot (``pimc``) beats the heuristic bot by about 1.6 points per deal, and the models by
 about 1; it costs about 50 ms a decision, the model 0.1 ms. Distillation carries the first into the
@@ -61,7 +61,7 @@ from hearts_env.core.actions import NUM_ACTIONS
 from hearts_env.core.cards import NUM_CARDS
 from hearts_env.core.deal import DONE, PASSING
 from hearts_env.core.rules import Rules
-from hearts_env.nets.store import current_encoding, load_policy
+from hearts_env.nets.store import current_encoding, load_policy, user_models_dir
 from hearts_env.obs import decode_observation
 from hearts_env.obs.table import SeatedTable
 from hearts_env.tournament.seeding import deal_for_seed, deal_seeds, game_seed
@@ -620,7 +620,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sources = labels.meta.get("sources", [labels.meta])
     export_model(
         network,
-        Path("models") / command.export_name,
+        user_models_dir() / command.export_name,
         name=command.export_name,
         rules=rules,
         training_info={

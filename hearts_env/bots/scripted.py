@@ -1,6 +1,6 @@
 """Scripted adversaries: simple, exploitative players that probe what a model has not learned to defend.
 
-The exploitability suite (issue 12) puts each of them at a table of three copies of the model under
+The exploitability suite puts each of them at a table of three copies of the model under
 test and compares with the same adversary against three heuristic bots. Each is a ``Bot`` that reads
 only its seat's observation (``decode_observation``), plays every rule set, and takes the heuristic
 bot's choice (``HeuristicBot``) for every decision it has no opinion on (the special decisions:
