@@ -526,3 +526,21 @@ def test_limits_that_would_refuse_every_game_are_refused_at_start(flags, named, 
     assert main(flags.split()) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"hearts serve: {named} must be") and len(err.splitlines()) == 1
+
+
+def test_two_model_folders_with_the_same_weights_keep_their_own_names(tmp_path):
+    """Sharing loaded networks never swaps a bot's name: the same weights under another card are another copy."""
+    import shutil
+
+    from hearts_env.core import Rules
+    from hearts_env.nets.store import SHIPPED_MODELS_DIR
+    from hearts_env.web.models import SharedModels
+
+    twin = tmp_path / "twin"
+    shutil.copytree(SHIPPED_MODELS_DIR / "ppo-tuned", twin)
+    card = json.loads((twin / "model.json").read_text(encoding="utf-8"))
+    (twin / "model.json").write_text(json.dumps({**card, "name": "twin"}), encoding="utf-8")
+    shared, rules = SharedModels(), Rules.preset("standard")
+    assert shared.bot("ppo-tuned", rules, 0).name == "ppo-tuned"
+    assert shared.bot(str(twin), rules, 0).name == "twin"
+    assert shared.bot("ppo-tuned", rules, 1).name == "ppo-tuned"

@@ -46,7 +46,8 @@ class SharedModels:
             if policy is None:
                 loaded = load_policy(model, rules)
                 self.loads += 1
-                weights = str(loaded.card.get("weights_sha256") or id(loaded))
+                # the same weights under the same card: one copy (another name keeps its own card, and so its name)
+                weights = f"{loaded.card.get('weights_sha256') or id(loaded)}/{loaded.card.get('name', model)}"
                 policy = self._by_weights.setdefault(weights, loaded)
                 self._checked[key] = policy
                 while len(self._checked) > self.max_rules:
