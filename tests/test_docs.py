@@ -83,3 +83,11 @@ def test_the_readme_bots_table_shows_the_cards_figures() -> None:
         assert got.heuristic_points is not None and got.heuristic_ci95 is not None, name
         low, high = got.heuristic_ci95
         assert f"{got.heuristic_points:.2f}" in rows[name] and f"[{low:.2f}, {high:.2f}]" in rows[name], name
+
+
+def test_the_leaderboard_has_every_shipped_bot() -> None:
+    from hearts_env.tournament.bench import leaderboard_bots
+
+    page = (ROOT / "docs" / "benchmark.md").read_text(encoding="utf-8")
+    for bot in leaderboard_bots():
+        assert f"| `{bot}` |" in page, bot
