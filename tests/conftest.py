@@ -17,3 +17,10 @@ def one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(autouse=True)
+def models_folder(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test's user models folder (``$HEARTS_MODELS_DIR``) is ``models/`` in its own ``tmp_path``: exports
+    (``hearts export``, ``hearts train --export-name``) never land in the home folder."""
+    monkeypatch.setenv("HEARTS_MODELS_DIR", str(tmp_path / "models"))

@@ -129,3 +129,19 @@ def test_hearts_train_under_torchrun_with_two_gloo_ranks(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr[-3000:]
     metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert [m["update"] for m in metrics] == [1, 2, 3, 4, 5, 6]
+
+
+def test_reseed_gives_every_stream_a_fresh_start_that_depends_on_the_seed_alone() -> None:
+    """A resumed rank other than 0 reseeds its streams: the same seed gives the same draws whatever they were
+    before, another seed other draws (so a resume never replays the tables of the run's start)."""
+    import numpy as np
+
+    from hearts_env.training.distributed import reseed
+
+    def draws(before: int, seed: int) -> tuple[float, float]:
+        streams = {"sampler": torch.Generator().manual_seed(before), "tables": np.random.default_rng(before)}
+        reseed(streams, seed)
+        return float(torch.rand(1, generator=streams["sampler"])), float(streams["tables"].random())
+
+    assert draws(1, 5) == draws(2, 5)
+    assert draws(1, 5)[0] != draws(1, 6)[0] and draws(1, 5)[1] != draws(1, 6)[1]

@@ -130,6 +130,8 @@ def test_a_warm_up_trains_the_critic_and_leaves_the_policy_as_it_was(tmp_path):
     saved = torch.load(tmp_path / "runs" / "oracle" / "checkpoint.pt", weights_only=True)
     policy_group, critic_group = saved["optimizer"]["param_groups"]  # the critic learns at its own rate
     assert (policy_group["lr"], critic_group["lr"]) == (args.learning_rate, 0.01)
+    adam = saved["optimizer"]["state"]  # the network's steps neither taken nor counted: no jolt after the warm-up
+    assert not any(i in adam for i in policy_group["params"]) and all(i in adam for i in critic_group["params"])
     from hearts_env.training.network import build_network
 
     torch.manual_seed(args.seed)  # the same seed builds the same starting weights
@@ -197,3 +199,24 @@ def test_the_learning_curve_shows_the_exploit_curve_when_the_run_watches_adversa
     three = plot_learning_curve(watched, tmp_path / "watched.png")
     assert two is not None and three is not None
     assert matplotlib.image.imread(three).shape[1] > 1.3 * matplotlib.image.imread(two).shape[1]
+
+
+def test_a_bare_name_finds_a_model_in_the_users_models_folder(tmp_path, monkeypatch):
+    """What ``hearts train --export-name`` and ``hearts export`` write, ``make_bot`` and ``--init-from`` find by
+    name; a shipped name still means the shipped model."""
+    from hearts_env.nets import find_model, user_models_dir
+    from hearts_env.training.export import export_checkpoint
+
+    monkeypatch.setenv("HEARTS_MODELS_DIR", str(tmp_path / "mine"))
+    monkeypatch.chdir(tmp_path)
+    ppo.train(_args(tmp_path, total_decisions=64 * 64, oracle_critic=False, export_name="named"))
+    assert user_models_dir() == tmp_path / "mine" and find_model("named") == tmp_path / "mine" / "named"
+    assert find_model("models/named") == tmp_path / "mine" / "named"
+    export_checkpoint(tmp_path / "runs" / "oracle" / "checkpoint.pt", "ppo-tuned", models_dir=tmp_path / "mine")
+    assert find_model("ppo-tuned") != tmp_path / "mine" / "ppo-tuned"  # the shipped model wins
+    assert not (tmp_path / "models").exists()
+
+
+def test_a_critic_warm_up_without_the_oracle_critic_is_refused(tmp_path):
+    with pytest.raises(ppo.ConfigError, match="--critic-warmup"):
+        ppo.train(_args(tmp_path, oracle_critic=False, critic_warmup=2))

@@ -427,6 +427,11 @@ def check_args(args: Args, resume: Path | None = None) -> None:
         sizes = getattr(args, name)
         if not sizes or min(sizes) < 1:
             raise ConfigError(f"{flag(name)}: layer sizes must be at least 1, got {sizes}")
+    if args.critic_warmup and not args.oracle_critic:
+        raise ConfigError(
+            "--critic-warmup trains the oracle critic alone (the network's value head shares its trunk with the "
+            "policy); add --oracle-critic true, or set --critic-warmup 0"
+        )
     if args.oracle_critic and args.engine != "batched":
         raise ConfigError("--oracle-critic reads the whole deal from the batched engine's state; use --engine batched")
     try:

@@ -12,6 +12,7 @@ it starts nothing and every helper is a no-op, so one rank is exactly a plain ru
 
 from __future__ import annotations
 
+import datetime
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ import torch.distributed as dist
 
 #: How far apart the ranks' seeds are (rank 0 keeps the run's seed).
 RANK_SEED_STRIDE = 1_000_003
+#: How long a rank waits at a collective: rank 0 alone evaluates, checkpoints and exports meanwhile.
+GROUP_TIMEOUT = datetime.timedelta(hours=2)
 _CPU = torch.device("cpu")
 
 
@@ -117,7 +120,7 @@ def setup(device: str = "cpu") -> Distributed:
     if cuda:
         torch.cuda.set_device(where)
     if not dist.is_initialized():
-        dist.init_process_group(backend="nccl" if cuda else "gloo")
+        dist.init_process_group(backend="nccl" if cuda else "gloo", timeout=GROUP_TIMEOUT)
     return Distributed(rank=rank, world_size=world, local_rank=local, device=where)
 
 
@@ -126,6 +129,16 @@ def check_share(tables: int, world_size: int) -> str | None:
     if world_size > 1 and tables % world_size:
         return f"{tables} tables do not split evenly between {world_size} ranks; give a multiple of {world_size}"
     return None
+
+
+def reseed(generators: dict[str, Any], seed: int) -> None:
+    """Seed every stream of ``generators`` (torch generators and numpy ``Generator``s) afresh from ``seed``."""
+    for k, name in enumerate(sorted(generators)):
+        generator = generators[name]
+        if isinstance(generator, torch.Generator):
+            generator.manual_seed(seed * 31 + k)
+        else:
+            generator.bit_generator.state = type(generator.bit_generator)(seed * 31 + k).state
 
 
 class NullWriter:
@@ -141,4 +154,4 @@ class NullWriter:
         """Nothing."""
 
 
-__all__ = ["RANK_SEED_STRIDE", "Distributed", "NullWriter", "check_share", "setup"]
+__all__ = ["GROUP_TIMEOUT", "RANK_SEED_STRIDE", "Distributed", "NullWriter", "check_share", "reseed", "setup"]

@@ -39,6 +39,7 @@ from hearts_env.nets import (
     effective_rules,
     load_policy,
     sha256_file,
+    user_models_dir,
     validate_config,
 )
 
@@ -294,14 +295,8 @@ def run_training_info(
     return info
 
 
-def default_models_dir() -> Path:
-    """Where ``hearts export`` writes models: ``$HEARTS_MODELS_DIR``, else ``$XDG_DATA_HOME/hearts-env/models``
-    (``~/.local/share/hearts-env/models``): a per-user folder, never the checkout's shipped ``models/``."""
-    env = os.environ.get("HEARTS_MODELS_DIR")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base).expanduser() / "hearts-env" / "models"
+#: Where ``hearts export`` writes models (the folder a bare model name is also looked up in).
+default_models_dir = user_models_dir
 
 
 #: The default model name of ``hearts export``: the first of ``my-model``, ``my-model-2``, ... that is free.

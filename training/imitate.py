@@ -29,13 +29,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import torch
 
 from hearts_env.batched import heuristic_actions
 from hearts_env.core.rules import Rules
+from hearts_env.nets import user_models_dir
 
 from .engines import make_engine, reward_scales
 from .export import export_model
@@ -205,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ns.export_name:
         export_model(
             network.eval(),
-            Path("models") / ns.export_name,
+            user_models_dir() / ns.export_name,
             name=ns.export_name,
             rules=rules,
             training_info={

@@ -45,12 +45,12 @@ import torch
 
 from hearts_env.batched import HeuristicPolicy
 from hearts_env.core.rules import Rules
-from hearts_env.nets import load_policy
+from hearts_env.nets import load_policy, user_models_dir
 
 from . import imitate as imitation
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import Args, ConfigError, Launch, args_from_dict, check_args, network_config, parse_args
-from .distributed import NullWriter, check_share
+from .distributed import NullWriter, check_share, reseed
 from .distributed import setup as setup_distributed
 from .engines import engine_generators, make_engine, reward_scales
 from .export import export_model, run_training_info
@@ -290,6 +290,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     ddp = setup_distributed(args.device)  # under torchrun: this rank's share of the tables, on its device
     problem = check_share(args.num_envs, ddp.world_size)
     if problem:
+        ddp.close()
         raise ConfigError(f"--num-envs: {problem}")
     all_rules = [Rules.load(r) for r in [args.rules, *args.more_rules]]
     rules = all_rules[0]
@@ -341,6 +342,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
         snapshots = [{k: torch.as_tensor(v) for k, v in snap.items()} for snap in extra["snapshots"]]
         if ddp.is_main:
             engine.load_state_dict(extra["engine_state"])
+        else:  # fresh streams at each resume, so a resumed rank does not replay the tables of the run's start
+            reseed(generators, ddp.seed(args.seed) + update)
         if critic is not None:
             critic.load_state_dict(extra["critic"])
         print(f"resumed {run_dir} at update {update} ({decisions:,} decisions)", file=sys.stderr)
@@ -390,7 +393,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     writer = SummaryWriter(str(run_dir / "tb")) if ddp.is_main else NullWriter()
     if update == 0:
         writer.add_text("args", json.dumps(dataclasses.asdict(args), indent=1))
-    if resume is None and not args.init_from and args.imitation_samples > 0:
+    if resume is None and not args.init_from and args.imitation_samples > 0 and ddp.is_main:  # then broadcast
         started = time.perf_counter()
         settings = imitation.ImitationSettings(
             samples=args.imitation_samples,
@@ -618,12 +621,16 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                             teacher_loss = -t_logp.mean()  # per taught decision, as logged
                             # weighed per decision of the minibatch, as the PPO terms are: a mean over the few
                             # taught decisions alone would weigh each of them ~50 times a PPO sample
-                            loss = loss + args.moon_teacher * teacher_loss * (t_logp.numel() / idx.numel())
+                            share = t_logp.numel() / idx.numel()
+                            loss = loss + policy_weight * args.moon_teacher * teacher_loss * share
                             stats["teacher_loss"].append(float(teacher_loss.detach()))
                             agreement = greedy_actions(logits.detach(), b_mask[idx][taught]) == teach[taught]
                             stats["teacher_agreement"].append(float(agreement.float().mean()))
                     optimizer.zero_grad(set_to_none=True)
                     loss.backward()
+                    if policy_weight == 0.0:  # the warm-up: Adam neither moves nor counts the network's steps
+                        for p in network.parameters():
+                            p.grad = None
                     ddp.average_gradients(p for group in optimizer.param_groups for p in group["params"])
                     torch.nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
                     if critic is not None:
@@ -721,7 +728,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     if args.export_name:
         exported = export_model(
             network.cpu(),
-            Path("models") / args.export_name,
+            user_models_dir() / args.export_name,
             name=args.export_name,
             rules=all_rules if len(all_rules) > 1 else rules,
             training_info=run_training_info(

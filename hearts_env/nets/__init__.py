@@ -34,6 +34,7 @@ from .store import (
     rules_difference,
     sha256_file,
     shipped_models,
+    user_models_dir,
 )
 
 __all__ = [
@@ -61,5 +62,6 @@ __all__ = [
     "rules_difference",
     "sha256_file",
     "shipped_models",
+    "user_models_dir",
     "validate_config",
 ]

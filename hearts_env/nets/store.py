@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -122,19 +123,31 @@ def shipped_models() -> list[str]:
     return sorted(p.name for p in SHIPPED_MODELS_DIR.iterdir() if is_model_dir(p))
 
 
+def user_models_dir() -> Path:
+    """The user's own models folder, where ``hearts export`` and ``hearts train --export-name`` write:
+    ``$HEARTS_MODELS_DIR``, else ``$XDG_DATA_HOME/hearts-env/models`` (``~/.local/share/hearts-env/models``),
+    never the checkout's shipped ``models/``."""
+    env = os.environ.get("HEARTS_MODELS_DIR")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "hearts-env" / "models"
+
+
 def model_candidates(spec: str | Path) -> list[Path]:
     """Where the model ``spec`` names is looked for, in order: the path as given (relative to the
     current directory), then, for a relative ``models/<name>`` or a bare ``<name>``,
-    ``SHIPPED_MODELS_DIR / <name>``."""
+    ``SHIPPED_MODELS_DIR / <name>`` and the user's ``user_models_dir() / <name>`` (a shipped name wins)."""
     path = Path(spec).expanduser()
     out = [path]
     parts = path.parts
     if not path.is_absolute() and (len(parts) == 1 or (len(parts) == 2 and parts[0] == "models")):
         name = parts[-1]
         if name not in (".", ".."):
-            shipped = SHIPPED_MODELS_DIR / name
-            if shipped.resolve() != path.resolve():
-                out.append(shipped)
+            for folder in (SHIPPED_MODELS_DIR, user_models_dir()):
+                candidate = folder / name
+                if candidate.resolve() != path.resolve():
+                    out.append(candidate)
     return out
 
 
