@@ -44,7 +44,7 @@ def check_schema(data: dict[str, Any], policy: str, panel: tuple[str, ...] = PAN
         assert set(table["paired_difference"]) == {"versus", "mean", "ci95"}
     assert 0 <= data["matches"]["win_rate"] <= 1
     (exploit,) = data["exploitability"]
-    assert exploit["adversary"] == "moon-late" and 0 <= exploit["moons_conceded"] <= 1
+    assert exploit["adversary"] == "moon-late" and 0 <= exploit["moon_share_conceded"] <= 1
     assert data["ms_per_decision"] > 0
 
 

@@ -57,7 +57,7 @@ def test_spaces_reset_and_step_shapes() -> None:
 
 @pytest.mark.parametrize("rules", ["standard", "omnibus", "three_player_kitty", "five_player", "spot_hearts"])
 def test_masks_never_empty_in_a_long_random_loop(rules: str) -> None:
-    """The issue's crash: a masked random loop over many deals and autoresets never sees an empty mask."""
+    """A masked random loop over many deals and autoresets never sees an empty mask."""
     env = HeartsVectorEnv(16, rules, seat="random", opponents="random")
     obs, info = env.reset(seed=1)
     gen = torch.Generator().manual_seed(1)

@@ -21,7 +21,7 @@ ones; in many worlds its moon then fails by itself, and the plain mean says that
 than stopping it. ``penalty`` adds that many points to every world where the holder shoots (risk
 aversion toward the one outcome that costs the most): at ``penalty=25`` a persistent scripted seeker
 shoots a third as often against three guarded ``ppo-mixed`` as at ``0``, for a few hundredths of a
-point per deal at the heuristic bots' table (README, "Robustness"). The default stays ``0`` so that
+point per deal at the heuristic bots' table (docs/robustness.md, "Robustness"). The default stays ``0`` so that
 every published figure of a plain ``guard:`` spec still reproduces.
 
 Spec: ``guard:base=<bot spec>,worlds=32,points=1,penalty=0[,margin=M][,threat=T][,wins=K][,shoot=M][,bonus=M]``
@@ -40,7 +40,7 @@ every legal move played out by the seat going for the moon (``SeekerRollout``, t
 Where the best moon plan scores at least ``M`` of the seat's points better per world, its move is played.
 Why: a model trained to minimise its own points almost never shoots (1 moon in 600 deals at a table of
 three ``pimc``, which shoot in 2.5% of theirs, and that is most of the point per deal the model lost to
-them; README, "A guard that also shoots"). ``bot.shots`` counts the decisions the moon plan won. Off by
+them; docs/robustness.md, "A guard that also shoots"). ``bot.shots`` counts the decisions the moon plan won. Off by
 default.
 
 ``margin=M`` and ``threat=T`` trust the base where the guard fires but sees little at stake: the
@@ -58,27 +58,27 @@ decision the search made).
 has also won at least ``K`` tricks with a queen or higher (read from the view: a seat's own card in a trick
 it won is that trick's winner). Why: a seeker takes control with its highest cards, while the deal's first
 points mostly land on a player who could not duck; at ``wins=2`` the guard that trusts its base keeps 14% of
-its overrides at the heuristic bots' table and 87-90% of those against a persistent seeker (README, "A
+its overrides at the heuristic bots' table and 87-90% of those against a persistent seeker (docs/robustness.md, "A
 guard that waits for the seeker"). ``0`` (the default) fires at the first points, as before.
 
-``bonus=M`` watches the bonus card where it counts for the seat (omnibus's ♦J at -10): while no one has won
-it, at each play the guard searches every legal move as ``pimc`` does (its own points, heuristic rollouts, the
-guard's ``worlds``), and where the best scores at least ``M`` points better than the base's move (and better at
-all, at ``M = 0``), it is played. Why: a model trained on the three rule sets at once wins the ♦J in 12% of its
-omnibus deals at a table of three ``pimc``, which win it in 28% of theirs, and those 1.6 points per deal were
-most of its gap to them (README, "The bonus card and the moon choice"). ``bot.bonus_plays`` counts the decisions
-it changed. Off by default; where the rules have no bonus card, or it is worth points, it never fires.
+``bonus=M`` watches the bonus card where it counts for the seat (omnibus's ♦J at -10): while no one has won it, at each
+play the guard searches every legal move as ``pimc`` does (its own points, heuristic rollouts, the guard's ``worlds``),
+and where the best scores at least ``M`` points better than the base's move (and better at all, at ``M = 0``), it is
+played. Why: a model trained on the three rule sets at once wins the ♦J in 12% of its omnibus deals at a table of three
+``pimc``, which win it in 28% of theirs, and those 1.6 points per deal were most of its gap to them (docs/robustness.md,
+"The bonus card and the moon choice"). ``bot.bonus_plays`` counts the decisions it changed. Off by default; where the
+rules have no bonus card, or it is worth points, it never fires.
 
-``critic=M`` is the same search at every play, on any rules: where the search's best move scores at least ``M``
-of the seat's points better than the base's, it is played (with ``bonus`` too, the smaller margin applies while
-the bonus card is unwon). Why: on microsoft the guard that shoots was level with three ``pimc`` and its gap had
-no single cause (README, "A search critic"); the model proposes, the search vetoes where it sees a clear loss.
+``critic=M`` is the same search at every play, on any rules: where the search's best move scores at least ``M`` of the
+seat's points better than the base's, it is played (with ``bonus`` too, the smaller margin applies while the bonus card
+is unwon). Why: on microsoft the guard that shoots was level with three ``pimc`` and its gap had no single cause
+(docs/robustness.md, "A search critic"); the model proposes, the search vetoes where it sees a clear loss.
 ``bot.critic_plays`` counts the moves it changed outside the bonus card's window. Off by default.
 
 The moon choice (``shooter_choice`` rules) is the guard's, not the base's: it plays the heuristic bot's rule
 (subtract in deal episodes, where -26 is always the better score; add only where that ends the match with
 the seat alone lowest). Why: a model almost never shoots in training, so its choice is untrained, and the
-shipped ones add: 26 points thrown away at each of the guard's own moons (README, "The bonus card and the
+shipped ones add: 26 points thrown away at each of the guard's own moons (docs/robustness.md, "The bonus card and the
 moon choice").
 """
 
@@ -103,23 +103,24 @@ from .search import SEARCH_SPECS, PIMCBot, equivalent_cards, play_out_after, rol
 GUARD_SPEC = "guard"
 #: Points added to the guard's search value of a world where the holder shoots (``penalty=``).
 DEFAULT_PENALTY = 0.0
-#: The measured moon-averse setting (README, "A moon-averse guard"), offered by ``hearts serve``.
+#: The measured moon-averse setting (docs/robustness.md, "A moon-averse guard"), offered by ``hearts serve``.
 MOON_AVERSE_PENALTY = 25
-#: The measured setting that trusts the base (README, "A guard that trusts its base"): the plain guard's moon
-#: defence; on ppo-tuned about its cost (0.17 points per deal against 0.19), on pimc:prior=ppo-tuned 0.08 less.
+#: The measured setting that trusts the base (docs/robustness.md, "A guard that trusts its base"): the plain guard's
+#: moon defence; on ppo-tuned about its cost (0.17 points per deal against 0.19), on pimc:prior=ppo-tuned 0.08 less.
 #: Offered by ``hearts serve``.
 TRUSTING_OPTIONS = "margin=1,threat=0.03"
-#: The guard that trusts its base and waits for the seeker (README, "A guard that waits for the seeker"): the
-#: trusting guard's moon defence at a tenth of its cost on ppo-tuned. Offered by ``hearts serve``.
+#: The guard that trusts its base and waits for the seeker (docs/robustness.md, "A guard that waits for the seeker"):
+#: the trusting guard's moon defence at a tenth of its cost on ppo-tuned. Offered by ``hearts serve``.
 WAITING_OPTIONS = f"{TRUSTING_OPTIONS},wins=2"
-#: The waiting guard that also shoots the moon where its plans see one (README, "A guard that also shoots"): the
-#: model's own moons, which a model trained on its own points almost never tries. Offered by ``hearts serve``.
+#: The waiting guard that also shoots the moon where its plans see one (docs/robustness.md, "A guard that also shoots"):
+#: the model's own moons, which a model trained on its own points almost never tries. Offered by ``hearts serve``.
 SHOOTING_OPTIONS = f"{WAITING_OPTIONS},shoot=2"
-#: The guard that shoots, with a search critic at every play (README, "A search critic"): the model proposes,
-#: a 32-world search of the seat's own points vetoes a move it scores a point worse. Offered by ``hearts serve``.
+#: The guard that shoots, with a search critic at every play (docs/robustness.md, "A search critic"): the model
+#: proposes, a 32-world search of the seat's own points vetoes a move it scores a point worse. Offered by ``hearts
+#: serve``.
 CRITIC_OPTIONS = f"{SHOOTING_OPTIONS},critic=1"
-#: The critic guard that also searches every play while the bonus card is unwon (README, "The bonus card and the
-#: moon choice"): omnibus's ♦J was most of the mixed model's gap to ``pimc`` there. Where the rules have no bonus
+#: The critic guard that also searches every play while the bonus card is unwon (docs/robustness.md, "The bonus card and
+#: the moon choice"): omnibus's ♦J was most of the mixed model's gap to ``pimc`` there. Where the rules have no bonus
 #: card it plays as ``CRITIC_OPTIONS``. Offered by ``hearts serve``.
 BONUS_CRITIC_OPTIONS = f"{SHOOTING_OPTIONS},bonus=1,critic=1"
 

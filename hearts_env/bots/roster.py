@@ -164,10 +164,6 @@ def roster_names(main_only: bool = False) -> list[str]:
     return [name for name, entry in ROSTER.items() if entry.main or not main_only]
 
 
-def is_roster_name(text: str) -> bool:
-    return text in ROSTER
-
-
 def preset_of(rules: Rules) -> str | None:
     """The roster preset ``rules`` play as: the first of ``ROSTER_PRESETS`` that a model trained on it would
     accept these rules for (no difference in an option that changes the observation or the play), else ``None``."""
@@ -269,7 +265,6 @@ __all__ = [
     "default_bot_spec",
     "figures",
     "figures_of",
-    "is_roster_name",
     "preset_of",
     "roster_names",
     "roster_spec",

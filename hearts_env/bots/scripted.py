@@ -45,7 +45,7 @@ Specs for ``make_bot`` and labels for the suite (``ADVERSARIES``, label -> spec)
   out and it holds none of the top spades, and with the ♠Q in hand leads the lowest card of its
   shortest side suit to void it. Anything else is the heuristic bot's choice. Where the ♠Q scores
   nothing it is the heuristic bot.
-- ``highest``: the README's old probe: always the highest legal card (by card id).
+- ``highest``: an early probe: always the highest legal card (by card id).
 
 A bad spec raises ``ValueError`` naming the bad key or value and the allowed ones.
 """

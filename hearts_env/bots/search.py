@@ -17,7 +17,7 @@ are set aside (``trick_agrees``; up to four draws per world) and used only when 
 up: the opponents' plays tell about their hands, as far as they play like the rollout policy (about
 60% of uniform worlds disagree at heuristic tables). ``weigh=0`` keeps every world: about 13% less
 CPU, the same strength against three heuristic bots, a little weaker against three ``ppo-standard``
-models (within the noise; README).
+models (within the noise; docs/robustness.md).
 With ``prior=<model>`` (``pimc:prior=ppo-robust``: the search with a model as its prior, the
 strongest bot here) the model proposes and the search disposes. Where the model's masked softmax puts
 at least ``confident`` (default 0.99) on one action, or for a pass card, the model's move is played
@@ -62,7 +62,7 @@ statistics are its own deal points (each seat minimises its own score). The root
 most visits is played. Pass cards as in PIMC.
 
 Default budget: ``worlds=48`` with heuristic rollouts. Its speed at each budget is measured by
-``benchmarks/search_speed.py`` and its strength is in the README (figures live there, not here).
+``benchmarks/search_speed.py`` and its strength is in docs/robustness.md (figures live there, not here).
 
 Both are deterministic under a seed: ``reset(seed)`` (or the constructor's ``seed``) fixes every
 sampled world and rollout.

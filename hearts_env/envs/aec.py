@@ -198,7 +198,7 @@ unmodified classes. Observations are kept up to date incrementally
 (`hearts_env.obs.ObservationEncoder`, at the env's `SeatedTable`), and masks come from the
 engine's legal bitmask (`hearts_env.core.actions.mask_array`). How fast: `benchmarks/env_speed.py`
 measures the wrapped loop (`last()`, a choice from the mask, `step()`) beside OpenSpiel's; the
-figures are in the README.
+figures are in docs/speed.md.
 
 ## Copies and snapshots
 

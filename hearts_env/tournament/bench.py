@@ -161,8 +161,9 @@ class BenchReport:
         for e in self.exploitability:
             g = e["gain_difference"]
             lines.append(
-                f"Exploitability, {e['adversary']}: it shoots in {e['moons_conceded']:.1%} of its deals against the "
-                f"policy ({e['moons_against_heuristic']:.1%} against 3 heuristic); its gain against the policy less "
+                f"Exploitability, {e['adversary']}: it shoots in {e['moon_share_conceded']:.1%} of its deals against "
+                f"the policy ({e['moon_share_against_heuristic']:.1%} against 3 heuristic); its gain against the "
+                f"policy less "
                 f"against 3 heuristic: {g['mean']:+.2f} {_ci(g['ci95'], True)}"
             )
         if self.learned is not None:
@@ -254,8 +255,8 @@ def _exploitability(entry: Any, adversary: str, rules: Rules, sets: int, workers
         "adversary": adversary,
         "spec": spec,
         "sets": sets,
-        "moons_conceded": table.adversary_moons.mean,
-        "moons_against_heuristic": base.adversary_moons.mean,
+        "moon_share_conceded": table.adversary_moons.mean,  # shares of the deals (the tables' moons are counts)
+        "moon_share_against_heuristic": base.adversary_moons.mean,
         "gain": table.gain.mean,
         "gain_difference": {"mean": mean, "ci95": [low, high]},
     }
