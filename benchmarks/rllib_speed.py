@@ -34,9 +34,18 @@ from hearts_env.training.rllib.train import train
 
 
 def run(
-    env: str, hidden: list[int], runners: int, tables: int, iterations: int, batch: int, runs_dir: str, threads: int
+    env: str,
+    hidden: list[int],
+    runners: int,
+    tables: int,
+    iterations: int,
+    batch: int,
+    runs_dir: str,
+    threads: int,
+    minibatch: int = 2048,
 ) -> dict:
-    """One RLlib run of ``iterations``; its final figures (``decisions_per_s``: every seat's, all runners)."""
+    """One RLlib run of ``iterations``; its final figures (``decisions_per_s``: every seat's, all runners).
+    ``benchmarks/train_speed.py`` runs its RLlib peers through it too."""
     args = RLlibArgs(
         threads=threads,
         rules="standard",
@@ -46,7 +55,7 @@ def run(
         num_env_runners=runners,
         envs_per_runner=tables,
         train_batch_size=batch,
-        minibatch_size=min(2048, batch),
+        minibatch_size=min(minibatch, batch),
         num_epochs=4,
         checkpoint_every=1000,
         progress=False,

@@ -36,8 +36,9 @@ import torch
 
 from hearts_env.training.config import Args
 from hearts_env.training.ppo import train as train_ours
-from hearts_env.training.rllib.config import RLlibArgs, RLlibLaunch
-from hearts_env.training.rllib.train import train as train_rllib
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from rllib_speed import run as rllib_run
 
 
 def run_ours(hidden: list[int], num_envs: int, updates: int, threads: int, runs_dir: str) -> float:
@@ -72,23 +73,7 @@ def run_peer(
     env: str = "multi-agent",
     threads: int = 0,
 ) -> float:
-    args = RLlibArgs(
-        threads=threads,
-        rules="standard",
-        env=env,
-        hidden=hidden,
-        iterations=iterations,
-        num_env_runners=runners,
-        envs_per_runner=envs,
-        train_batch_size=batch,
-        minibatch_size=min(1000, batch),
-        num_epochs=4,
-        checkpoint_every=1000,
-        progress=False,
-        runs_dir=runs_dir,
-        run_name=f"peer-{env}",
-    )
-    final = train_rllib(RLlibLaunch(args))
+    final = rllib_run(env, hidden, runners, envs, iterations, batch, runs_dir, threads, minibatch=1000)
     return float(final["decisions_per_s"])
 
 
