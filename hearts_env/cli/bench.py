@@ -34,7 +34,7 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         description=f"{PROTOCOL}: POLICY in one seat against three of each panel bot ({', '.join(PANEL)}) over "
         f"fixed duplicate deals (seed {BENCH_SEED}), with 95%% intervals and the paired difference to the panel bot "
         "in the same seat; win rate in matches to 100; exploitability by the scripted moon seekers.",
-        epilog="Example: hearts bench models/my-model --quick. POLICY: a model directory, a roster name (hearts bots), "
+        epilog="Example: hearts bench my-model --quick. POLICY: a model directory, a roster name (hearts bots), "
         "a spec, package.module:function or file.py:function (from the current folder).",
     )
     parser.add_argument("policy", metavar="POLICY", nargs="?", help="the policy to benchmark")
