@@ -220,3 +220,24 @@ def test_a_bare_name_finds_a_model_in_the_users_models_folder(tmp_path, monkeypa
 def test_a_critic_warm_up_without_the_oracle_critic_is_refused(tmp_path):
     with pytest.raises(ppo.ConfigError, match="--critic-warmup"):
         ppo.train(_args(tmp_path, oracle_critic=False, critic_warmup=2))
+
+
+def test_compare_runs_draws_an_oracle_run_beside_a_plain_one(tmp_path):
+    """The ablation picture reads each run's metrics; a torn last line (a killed run) is skipped."""
+    import json
+
+    spec = importlib.util.spec_from_file_location("compare_runs", ROOT / "examples" / "compare_runs.py")
+    assert spec is not None and spec.loader is not None
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    for name, extra in (("oracle", {"observation_value_loss": 0.03}), ("plain", {})):
+        run = tmp_path / name
+        run.mkdir()
+        rows = [
+            {"decisions": d, "value_loss": 0.02, **extra, "eval/heuristic/points": 5.0, "eval/moon/moons": 0.2}
+            for d in (100, 200)
+        ]
+        (run / "metrics.jsonl").write_text("\n".join(map(json.dumps, rows)) + '\n{"torn', encoding="utf-8")
+    assert len(compare.history(tmp_path / "oracle")) == 2
+    out = compare.plot([tmp_path / "oracle", tmp_path / "plain"], tmp_path / "curves.png")
+    assert out.stat().st_size > 10_000
