@@ -216,7 +216,7 @@ def test_a_slow_bot_holds_up_only_its_own_game(app, client):
     advance.join(30)
     for t in readers:
         t.join(30)
-    assert results["advance"][1] >= 2.5  # the game was busy all along
+    assert results["advance"][1] >= 1.9  # the game was busy all along (until the advance's two-second budget)
     quick["same state"] = results["same state"]
     for key, (r, seconds) in quick.items():
         assert r.status_code == 200, (key, r.text)

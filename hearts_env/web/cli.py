@@ -61,6 +61,12 @@ def add_serve_parser(subparsers: argparse._SubParsersAction) -> argparse.Argumen
 
 
 def serve_main(args: argparse.Namespace) -> int:
+    try:  # the optional web extra: a missing package is named with the command that installs it
+        import_extra("starlette", "web", "hearts serve")
+        uvicorn = import_extra("uvicorn", "web", "hearts serve")
+    except MissingExtraError as err:
+        print(err, file=sys.stderr)
+        return 2
     limits = {
         "--port": (args.port, 1, 65535),
         "--max-games": (args.max_games, 1, None),
@@ -71,12 +77,6 @@ def serve_main(args: argparse.Namespace) -> int:
             bound = f"between {low} and {high}" if high is not None else f"at least {low}"
             print(f"hearts serve: {option} must be {bound}, got {value}", file=sys.stderr)
             return 2
-    try:  # the optional web extra: a missing package is named with the command that installs it
-        import_extra("starlette", "web", "hearts serve")
-        uvicorn = import_extra("uvicorn", "web", "hearts serve")
-    except MissingExtraError as err:
-        print(err, file=sys.stderr)
-        return 2
     from .server import create_app
 
     records = Path(args.records).expanduser() if args.records else default_record_dir()
