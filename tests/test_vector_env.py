@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from hearts_env.batched import BatchedActionError, HeuristicPolicy, sample_uniform
+from hearts_env.core.errors import NotResetError
 from hearts_env.core.rules import Rules
 from hearts_env.envs import HeartsGymEnv
 from hearts_env.envs.vector import HeartsVectorEnv, RecordEpisodeStatistics
@@ -51,8 +52,10 @@ def test_spaces_reset_and_step_shapes() -> None:
     assert obs2 is not obs and not np.shares_memory(obs, obs2)  # returned data is not reused
     assert env.observation_space.contains(obs2)
     env.action_space.seed(0)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(NotResetError, match="call reset"):  # the envs' own error for a call out of order
         HeartsVectorEnv(2).step(np.zeros(2, np.int64))
+    with pytest.raises(NotResetError, match="call reset"):
+        HeartsVectorEnv(2).action_masks()
 
 
 @pytest.mark.parametrize("rules", ["standard", "omnibus", "three_player_kitty", "five_player", "spot_hearts"])

@@ -104,6 +104,7 @@ from ..batched import (
 from ..batched.state import FIELD_NAMES, BatchState
 from ..bots import ModelBot
 from ..core.actions import NUM_ACTIONS
+from ..core.errors import NotResetError
 from ..core.rules import Rules
 from ..nets import NumpyPolicy, load_policy
 from ..obs import OBSERVATION_SIZE, observation_bounds
@@ -335,7 +336,7 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         if self._obs is None or self._mask is None:
-            raise RuntimeError("call reset() before step()")
+            raise NotResetError("step: the vector env has no episodes yet; call reset() first")
         engine = self.engine
         b = self.num_envs
         a = self._as_actions(actions)
@@ -416,7 +417,7 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
         """``(num_envs, 68)`` bool: the legal actions of each row's learner now (never all False in a row;
         ``NEXT_STEP``: a row whose deal just ended shows its last decision's)."""
         if self._mask is None:
-            raise RuntimeError("call reset() first")
+            raise NotResetError("action_masks: the vector env has no episodes yet; call reset() first")
         return self._out(self._shown_mask if self._shown_mask is not None else self._mask)
 
     def close_extras(self, **kwargs: Any) -> None:
