@@ -382,12 +382,20 @@ def greedy_actions(logits: Tensor, mask: Tensor) -> Tensor:
     return torch.argmax(masked_logits(logits, mask), dim=-1)
 
 
-def evaluate_actions(network: nn.Module, obs: Tensor, mask: Tensor, actions: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    """What PPO's loss needs: ``(log_prob of actions, masked entropy, value)`` per row."""
+def policy_terms(
+    network: nn.Module, obs: Tensor, mask: Tensor, actions: Tensor
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """``evaluate_actions``' terms and the masked log-probabilities of every action they come from, from one
+    forward pass (a term on the whole distribution, such as a KL, needs no second one)."""
     logits, value = network(obs)
     logp = masked_log_probs(logits, mask)
     log_prob = logp.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
-    return log_prob, masked_entropy(logits, mask), value
+    return log_prob, masked_entropy(logits, mask), value, logp
+
+
+def evaluate_actions(network: nn.Module, obs: Tensor, mask: Tensor, actions: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """What PPO's loss needs: ``(log_prob of actions, masked entropy, value)`` per row."""
+    return policy_terms(network, obs, mask, actions)[:3]
 
 
 __all__ = [
@@ -408,5 +416,6 @@ __all__ = [
     "mlp_config",
     "network_arrays",
     "parameter_count",
+    "policy_terms",
     "sample_actions",
 ]

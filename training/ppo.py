@@ -54,7 +54,7 @@ from .distributed import NullWriter, check_share, reseed
 from .distributed import setup as setup_distributed
 from .engines import engine_generators, make_engine, reward_scales
 from .export import export_model, run_training_info
-from .network import build_network, evaluate_actions, greedy_actions, masked_log_probs, sample_actions
+from .network import build_network, greedy_actions, masked_log_probs, policy_terms, sample_actions
 from .opponents import BUILTIN_KINDS, NetworkOpponent, RandomOpponent, pool_opponent
 from .oracle import OracleCritic, magnet_kl, oracle_state, oracle_width
 from .plotting import Progress, plot_learning_curve
@@ -568,8 +568,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             b_teach = teach_buf[sample] if args.moon_teacher > 0 else teach_buf[:0, 0]  # teacher labels
             b_logp, b_adv, b_ret, b_val = logp_buf[sample], advantages[sample], returns[sample], val_buf[sample]
             b_oracle = oracle_buf[sample]
-            # ---- PPO epochs (a critic warm-up trains the value networks alone)
-            policy_weight = 0.0 if update < args.critic_warmup else 1.0
+            # ---- PPO epochs (in a critic warm-up the oracle critic learns alone: the network's gradients are dropped)
+            warming_up = update < args.critic_warmup
             network.train()
             count = ddp.minimum(b_obs.shape[0])  # every rank takes the same number of gradient steps
             stats: dict[str, list[float]] = {
@@ -586,30 +586,24 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                 order = torch.randperm(b_obs.shape[0], device=device, generator=sampler)[:count]
                 for begin in range(0, count, args.minibatch_size):
                     idx = order[begin : begin + args.minibatch_size]
-                    new_logp, entropy, value = evaluate_actions(network, b_obs[idx], b_mask[idx], b_act[idx])
+                    new_logp, entropy, value, logp_all = policy_terms(network, b_obs[idx], b_mask[idx], b_act[idx])
                     log_ratio = new_logp - b_logp[idx]
                     ratio = log_ratio.exp()
                     adv = b_adv[idx]
                     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                     pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
                     v_loss = 0.5 * ((value - b_ret[idx]) ** 2).mean()
-                    loss = policy_weight * (pg_loss - args.ent_coef * entropy.mean()) + args.vf_coef * v_loss
+                    loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
                     if critic is not None:  # the targets come from the oracle critic; the network's own value
-                        # head still learns them (an observation-only estimate, as search priors read it), but
-                        # not in the warm-up, where the shared trunk, and so the policy, must stay put
+                        # head still learns them (an observation-only estimate, as search priors read it)
                         stats["observation_value_loss"].append(float(v_loss.detach()))
-                        loss = policy_weight * loss
                         v_loss = 0.5 * ((critic(b_obs[idx], b_oracle[idx]) - b_ret[idx]) ** 2).mean()
                         loss = loss + args.vf_coef * v_loss
                     if magnet is not None:
-                        logits, _ = network(b_obs[idx])
                         with torch.no_grad():
                             magnet_logits, _ = magnet(b_obs[idx])
-                        m_mask = b_mask[idx]
-                        pull = magnet_kl(
-                            masked_log_probs(logits, m_mask), masked_log_probs(magnet_logits, m_mask), m_mask
-                        ).mean()
-                        loss = loss + policy_weight * args.magnet_coef * pull
+                        pull = magnet_kl(logp_all, masked_log_probs(magnet_logits, b_mask[idx]), b_mask[idx]).mean()
+                        loss = loss + args.magnet_coef * pull
                         stats["magnet_kl"].append(float(pull.detach()))
                     if args.moon_teacher > 0:  # kickstarting on the moon-threat states only
                         teach = b_teach[idx]
@@ -621,14 +615,13 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                             teacher_loss = -t_logp.mean()  # per taught decision, as logged
                             # weighed per decision of the minibatch, as the PPO terms are: a mean over the few
                             # taught decisions alone would weigh each of them ~50 times a PPO sample
-                            share = t_logp.numel() / idx.numel()
-                            loss = loss + policy_weight * args.moon_teacher * teacher_loss * share
+                            loss = loss + args.moon_teacher * teacher_loss * (t_logp.numel() / idx.numel())
                             stats["teacher_loss"].append(float(teacher_loss.detach()))
                             agreement = greedy_actions(logits.detach(), b_mask[idx][taught]) == teach[taught]
                             stats["teacher_agreement"].append(float(agreement.float().mean()))
                     optimizer.zero_grad(set_to_none=True)
                     loss.backward()
-                    if policy_weight == 0.0:  # the warm-up: Adam neither moves nor counts the network's steps
+                    if warming_up:  # Adam neither moves nor counts the network's steps: the policy stays put
                         for p in network.parameters():
                             p.grad = None
                     ddp.average_gradients(p for group in optimizer.param_groups for p in group["params"])

@@ -343,8 +343,9 @@ class Deal:
         return candidates
 
     def _leader_must_void(self) -> bool:
-        """``void_deal``: the leader holds only hearts (among C) before hearts are broken."""
-        if not self._may_void or self.hearts_broken:
+        """``void_deal``: the leader holds only hearts (among C) before hearts are broken (asked only where the
+        rules may void the deal, ``_may_void``)."""
+        if self.hearts_broken:
             return False
         if self.trick_number == 0 and self._first_lead != "eldest_any_card":
             return False
