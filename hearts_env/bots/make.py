@@ -22,24 +22,7 @@ from .search import SEARCH_SPECS, search_bot
 BOT_SPECS = ("random", "heuristic", "pimc", "ismcts", GUARD_SPEC, *SCRIPTED_SPECS)
 
 
-_NOT_A_NUMBER = re.compile(r"^(?:invalid literal for int\(\) with base \d+|could not convert string to float): '(.*)'$")
-
-
 def make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, seed: int | None = None) -> Bot:
-    """The bot ``spec`` names for ``rules`` (see ``_make_bot``); a spec option that is not the number it should be is
-    refused naming the option (``pimc:worlds=abc: worlds must be a number, got 'abc'``)."""
-    try:
-        return _make_bot(spec, rules, seed)
-    except ValueError as err:
-        bad = _NOT_A_NUMBER.match(str(err))
-        if bad is None:
-            raise
-        option = next((part.split(":")[-1] for part in str(spec).split(",") if part.endswith(f"={bad.group(1)}")), None)
-        name = option.partition("=")[0] if option else "an option"
-        raise ValueError(f"{spec}: {name} must be a number, got {bad.group(1)!r}") from None
-
-
-def _make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, seed: int | None = None) -> Bot:
     """The bot ``spec`` names for ``rules`` (a ``Rules``, preset name or rule file; default standard): a roster
     name (``hearts_env.bots.roster``: ``net``, ``strongest``, ...) or a spec of the grammar above."""
     if not isinstance(spec, str | Path):
@@ -48,8 +31,8 @@ def _make_bot(spec: str | Path | Bot, rules: Rules | str | Path | None = None, s
         raise TypeError(f"a bot spec is 'random', 'heuristic' or a bot object with act(), got {spec!r}")
     loaded = Rules.load(rules) if not isinstance(rules, Rules) else rules
     text = str(spec)
-    if text in ROSTER and text not in ("random", "heuristic", "pimc"):
-        return make_bot(roster_spec(text, loaded), loaded, seed)
+    if text in ROSTER:  # a roster name: the spec it seats under these rules
+        text = roster_spec(text, loaded)
     if text == "random":
         return RandomBot(seed)
     if text == "heuristic":

@@ -772,7 +772,10 @@ def search_bot(spec: str, rules: Rules, seed: int | None = None) -> PIMCBot | IS
         key = key.strip()
         value = value.strip()
         if key in ("worlds", "iterations"):
-            options[key] = int(value)
+            try:
+                options[key] = int(value)
+            except ValueError:
+                raise ValueError(f"{spec}: {key} must be a number, got {value!r}") from None
         elif key in ("exploration", "margin", "confident", "floor"):
             try:
                 options[key] = float(value)
