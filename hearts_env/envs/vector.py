@@ -341,7 +341,8 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
         b = self.num_envs
         a = self._as_actions(actions)
         held = self._held
-        any_held = bool(held.any())
+        next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
+        any_held = next_step and bool(held.any())  # SAME_STEP holds no row: no device sync for it
         if any_held:  # NEXT_STEP: these rows show the next deal's start; their actions are ignored
             a = torch.where(held, self._mask.long().argmax(1), a)
         bad = None
@@ -375,7 +376,6 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
         self._obs = engine.observe()
         self._mask = engine.legal_mask()
         points = scores.gather(1, seats_before.unsqueeze(1)).squeeze(1)
-        next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
         any_ended = bool(ended.any())
         obs, mask, seats = self._obs, self._mask, self.seats.clone()
         if next_step:
@@ -416,9 +416,9 @@ class HeartsVectorEnv(gymnasium.vector.VectorEnv):
     def action_masks(self) -> Any:
         """``(num_envs, 68)`` bool: the legal actions of each row's learner now (never all False in a row;
         ``NEXT_STEP``: a row whose deal just ended shows its last decision's)."""
-        if self._mask is None:
+        if self._shown_mask is None:  # set with the mask by every reset
             raise NotResetError("action_masks: the vector env has no episodes yet; call reset() first")
-        return self._out(self._shown_mask if self._shown_mask is not None else self._mask)
+        return self._out(self._shown_mask)
 
     def close_extras(self, **kwargs: Any) -> None:
         self._obs = self._mask = self._shown_mask = None
