@@ -164,6 +164,11 @@ class Args:
     attempt, in the deals that ended in a moon shot (hearts_env.training.teacher; 0: none)"""
     moon_teacher_hindsight: Bool = True
     """keep the moon teacher's labels only in deals that ended in a moon shot (false: wherever it sees one)"""
+    open_deal_coef: float = 0.0
+    """weight of the all-actions term on open-deal values: at decisions where a moon is still possible, every
+    legal action played out on the true deal by the run's own policies (hearts_env.training.open_deal; 0: off)"""
+    open_deal_states: int = 1024
+    """decisions per update given open-deal values (drawn among the learner's moon-alive decisions)"""
     exploiter_fraction: float = 0.0
     """share of the other tables turned around: the pool's opponent sits alone among copies of the learner (as an
     exploiter meets a model; where moon defence is learned)"""
@@ -375,6 +380,8 @@ _AT_LEAST_ZERO = (
     "critic_warmup",
     "critic_learning_rate",
     "magnet_coef",
+    "open_deal_coef",
+    "open_deal_states",
 )
 
 
@@ -432,6 +439,8 @@ def check_args(args: Args, resume: Path | None = None) -> None:
             "--critic-warmup trains the oracle critic alone (the network's value head shares its trunk with the "
             "policy); add --oracle-critic true, or set --critic-warmup 0"
         )
+    if args.open_deal_coef and args.engine != "batched":
+        raise ConfigError("--open-deal-coef plays decisions out on copies of the batched engine's deals; use --engine batched")
     if args.oracle_critic and args.engine != "batched":
         raise ConfigError("--oracle-critic reads the whole deal from the batched engine's state; use --engine batched")
     try:

@@ -3,7 +3,8 @@
 ``make_engine`` builds the batched torch engine (``BatchedHearts``; ``MixedBatchedHearts`` for several
 rule sets side by side) or many tables of the reference engine behind the same interface
 (``ReferenceVecHearts``, ``--engine reference``). PPO and the imitation warm start both build their
-engine here, and scale rewards with ``reward_scales``; checkpoints store ``engine_generators``.
+engine here, and scale rewards with ``reward_scales``; checkpoints store ``engine_generators``;
+``engine_parts`` gives the single-rule-set engines whose state a batched engine's rows live in.
 """
 
 from __future__ import annotations
@@ -49,3 +50,13 @@ def reward_scales(engine: BatchEngine | ReferenceVecHearts) -> torch.Tensor:
     """``(B,)`` 1 / the deal's penalty total of each row's rule set: rewards of about -1..1 everywhere."""
     scales = torch.tensor([1.0 / max(1, r.tables.penalty_total) for r in engine.rules_list], device=engine.device)
     return scales[engine.rules_index]
+
+
+def engine_parts(engine: BatchEngine | ReferenceVecHearts) -> list[tuple[BatchedHearts, int, int]]:
+    """The ``BatchedHearts`` a batched engine is made of, each with its first row and the row after its
+    last (one for ``BatchedHearts``, each part of ``MixedBatchedHearts``); none for the reference engine."""
+    if isinstance(engine, MixedBatchedHearts):
+        return [(part, engine.bounds[i], engine.bounds[i + 1]) for i, part in enumerate(engine.parts)]
+    if isinstance(engine, BatchedHearts):
+        return [(engine, 0, engine.batch_size)]
+    return []

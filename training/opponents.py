@@ -21,7 +21,9 @@ observations and masks.
   the guard's critic costs tens of milliseconds a decision, so a run against one is bound by them, and the
   seeds make the choices the same as in one process. ``close()`` stops the workers.
 
-``pool_opponent(kind, rules, device, num_players)`` builds the opponent of a model or scripted kind;
+``OpponentPool`` plays the opponent seats of a rollout: each table's kind (and snapshot), asked of the
+opponent that plays it. ``pool_opponent(kind, rules, device, num_players)`` builds the opponent of a
+model or scripted kind;
 ``pool_kinds`` and ``pool_problem`` are what ``check_args`` validates a pool with.
 
 The random and snapshot opponents sample with the rollout's generator (``generator``), so a seeded
@@ -37,6 +39,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from hearts_env.batched import HeuristicPolicy
 from hearts_env.batched.protocols import BatchEngine, BatchPolicy
 from hearts_env.batched.scripted import BATCHED_ADVERSARIES
 from hearts_env.bots import make_bot
@@ -267,3 +270,72 @@ class NetworkOpponent:
         """The network's action per row: greedy for an exported model, else a sample of its masked policy."""
         logits, _ = self.network(obs)
         return greedy_actions(logits, mask) if self.greedy else sample_actions(logits, mask, generator)
+
+
+class OpponentPool:
+    """The opponents of a run's pool: ``act`` plays the opponent seats of chosen rows, each row by the kind
+    its table drew (a snapshot table: by its snapshot; no snapshot yet: at random). Models and scripted
+    adversaries are built once (``fixed``); the snapshots are rebuilt when ``refresh`` sees them change."""
+
+    def __init__(
+        self, kinds: Sequence[str], rules_list: Sequence[Rules], device: torch.device, num_players: int, bot_workers: int
+    ) -> None:
+        self.kinds = list(kinds)
+        self.num_players = num_players
+        self.device = device
+        self.heuristic = HeuristicPolicy()
+        self.random = RandomOpponent()
+        self.fixed = {
+            kind: pool_opponent(kind, rules_list, device, num_players, bot_workers)
+            for kind in self.kinds
+            if kind not in BUILTIN_KINDS
+        }
+        self.frozen: list[NetworkOpponent] = []
+
+    def refresh(self, config: dict[str, Any], snapshots: Sequence[dict[str, torch.Tensor]]) -> None:
+        """Rebuild the snapshot opponents if the snapshots are not those they were built from."""
+        if len(self.frozen) != len(snapshots) or any(
+            f.weights is not w for f, w in zip(self.frozen, snapshots, strict=True)
+        ):
+            self.frozen = [
+                NetworkOpponent.frozen(config, w, self.device, i, self.num_players) for i, w in enumerate(snapshots)
+            ]
+
+    def act(
+        self,
+        engine: BatchEngine,
+        chosen: torch.Tensor,
+        kind: torch.Tensor,
+        snapshot: torch.Tensor,
+        obs: torch.Tensor,
+        full_obs: torch.Tensor,
+        mask: torch.Tensor,
+        generator: torch.Generator,
+        out: torch.Tensor,
+    ) -> None:
+        """Write into ``out`` (``(B,)``) the actions of the ``chosen`` rows (``(B,)`` bool), row ``r`` played
+        by kind ``kind[r]`` (an index into ``kinds``) and snapshot ``snapshot[r]``. Networks read ``obs`` (the
+        learner's inputs; a snapshot shares its network), the heuristic and fixed opponents ``full_obs``."""
+        rows = torch.arange(engine.batch_size, device=out.device)
+        for k, name in enumerate(self.kinds):
+            sel = chosen & (kind == k)
+            if not bool(sel.any()):
+                continue
+            if name == "snapshot" and self.frozen:
+                for s, opponent in enumerate(self.frozen):
+                    sub = sel & (snapshot == s)
+                    if bool(sub.any()):
+                        out[sub] = opponent.act(engine, rows[sub], obs[sub], mask[sub], generator)
+            elif name == "heuristic":
+                out[sel] = self.heuristic.act(engine, rows[sel], full_obs[sel], mask[sel])
+            elif name in self.fixed:
+                out[sel] = self.fixed[name].act(engine, rows[sel], full_obs[sel], mask[sel], generator)
+            else:  # random, or a snapshot before the first snapshot exists
+                out[sel] = self.random.act(engine, rows[sel], obs[sel], mask[sel], generator)
+
+    def close(self) -> None:
+        """Stop any bot opponent's worker processes."""
+        for opponent in self.fixed.values():
+            close = getattr(opponent, "close", None)
+            if close is not None:
+                close()

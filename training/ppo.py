@@ -42,8 +42,10 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch import Tensor
 
-from hearts_env.batched import HeuristicPolicy
+from hearts_env.batched import BatchedHearts, HeuristicPolicy
+from hearts_env.batched.state import BatchState
 from hearts_env.core.rules import Rules
 from hearts_env.nets import load_policy, user_models_dir
 
@@ -52,10 +54,11 @@ from .checkpoint import load_checkpoint, save_checkpoint
 from .config import Args, ConfigError, Launch, args_from_dict, check_args, network_config, parse_args
 from .distributed import NullWriter, check_share, reseed
 from .distributed import setup as setup_distributed
-from .engines import engine_generators, make_engine, reward_scales
+from .engines import engine_generators, engine_parts, make_engine, reward_scales
 from .export import export_model, run_training_info
 from .network import build_network, greedy_actions, masked_log_probs, policy_terms, sample_actions
-from .opponents import BUILTIN_KINDS, NetworkOpponent, RandomOpponent, pool_opponent
+from .open_deal import Continuation, Score, all_actions_loss, moon_alive, open_deal_values
+from .opponents import OpponentPool, RandomOpponent, pool_opponent
 from .oracle import OracleCritic, magnet_kl, oracle_state, oracle_width
 from .plotting import Progress, plot_learning_curve
 from .teacher import drop_calm_labels, moon_shot, moon_threat
@@ -326,7 +329,6 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     sampler = torch.Generator(device=device).manual_seed(ddp.seed(args.seed) + 1)
     table_rng = np.random.default_rng(ddp.seed(args.seed) + 2)
     snapshots: list[dict[str, torch.Tensor]] = []
-    frozen: list[NetworkOpponent] = []  # the snapshots as networks, rebuilt only when the pool changes
     update, decisions, learner_decisions, elapsed = 0, 0, 0, 0.0
     history: list[dict[str, Any]] = []
     generators = {**engine_generators(engine), "sampler": sampler, "tables": table_rng}
@@ -426,6 +428,11 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     next_buf = torch.full((T, B), -1, dtype=torch.int64, device=device)
     # the hidden deal at each decision, as bit sets (what the oracle critic reads besides the observation)
     oracle_buf = torch.zeros(T, B, oracle_width(n) if critic is not None else 0, dtype=torch.int64, device=device)
+    # every legal action's value on the open deal, at the decisions played out (open_deal_coef)
+    open_on = args.open_deal_coef > 0
+    value_buf = torch.zeros(T if open_on else 0, B, 68, device=device)
+    valued_buf = torch.zeros(T if open_on else 0, B, dtype=torch.bool, device=device)
+    per_step = math.ceil(args.open_deal_states / T)
     # the policy the magnet term pulls toward: the latest snapshot (the starting weights before the first)
     magnet = build_network(network.config, n).to(device) if args.magnet_coef > 0 else None
     if magnet is not None:
@@ -439,12 +446,39 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     kinds = list(args.pool)
     weights = np.asarray(args.pool_weights, dtype=float)
     weights = weights / weights.sum()  # check_args: one weight >= 0 per kind, not all zero
-    heuristic = HeuristicPolicy()
-    random_opponent = RandomOpponent()
-    # frozen exported models (model:<path>) and scripted adversaries (moon, ...): built once, fixed all run
-    fixed = {
-        kind: pool_opponent(kind, all_rules, device, n, args.bot_workers) for kind in kinds if kind not in BUILTIN_KINDS
-    }
+    # frozen exported models (model:<path>) and scripted adversaries (moon, ...) are built once, fixed all run
+    pool = OpponentPool(kinds, all_rules, device, n, args.bot_workers)
+    parts = engine_parts(engine)  # the open-deal copies are made per rule set
+    open_states: list[list[BatchState]] = [[] for _ in parts]  # the decisions given open-deal values
+    open_at: list[list[Tensor]] = [[] for _ in parts]  # their (step, table) in the rollout
+
+    def continuation(offset: int) -> Continuation:
+        """The run's own play at the copies of a part's decisions (its rows start at table ``offset``):
+        the learner seats sample the network, the others are played as their table's pool kind."""
+
+        def play(copies: BatchedHearts, tables: Tensor) -> Tensor:
+            tables = tables + offset
+            full = copies.observe()
+            inputs = network.select_inputs(full)
+            mask = copies.legal_mask()
+            mine = learner[tables, copies.current_player]
+            actions = torch.zeros(copies.batch_size, dtype=torch.int64, device=device)
+            if bool(mine.any()):
+                logits, _ = network(inputs[mine])
+                actions[mine] = sample_actions(logits, mask[mine], sampler)
+            pool.act(copies, ~mine, kind_of_table[tables], snap_of_table[tables], inputs, full, mask, sampler, actions)
+            return actions
+
+        return play
+
+    def score(offset: int) -> Score:
+        """The rewards the learner trains on, from the final rewards of copies of a part's tables."""
+
+        def rewards(final: Tensor, tables: Tensor) -> Tensor:
+            final = relative_rewards(final) if args.relative_reward else final
+            return final * reward_scale[tables + offset].unsqueeze(1)
+
+        return rewards
     # PFSP: the learner's recent win rate per kind (kept in the metrics history, so a resumed run continues it)
     win_rate = {kind: float(history[-1].get(f"pool/win/{kind}", 0.5)) if history else 0.5 for kind in kinds}
 
@@ -469,8 +503,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                 learner[rows[lone], torch.as_tensor(table_rng.integers(0, n, B), device=device)[lone]] = False
             wins = torch.zeros(len(kinds), device=device)  # learner results per pool kind in this rollout
             games = torch.zeros(len(kinds), device=device)
-            if len(frozen) != len(snapshots) or any(f.weights is not w for f, w in zip(frozen, snapshots, strict=True)):
-                frozen = [NetworkOpponent.frozen(network.config, w, device, i, n) for i, w in enumerate(snapshots)]
+            pool.refresh(network.config, snapshots)
 
             last_step = torch.full((B, n), -1, dtype=torch.int64, device=device)
             deal_start = torch.zeros(B, dtype=torch.int64, device=device)  # the first step of each row's deal here
@@ -507,23 +540,17 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                         teach_buf[t] = -1
                         if bool(taught.any()):
                             teach_buf[t, taught] = engine.heuristic_actions(rows[taught])
-                    others = ~is_learner
-                    if bool(others.any()):
-                        for k, kind in enumerate(kinds):
-                            sel = others & (kind_of_table == k)
-                            if not bool(sel.any()):
-                                continue
-                            if kind == "snapshot" and frozen:
-                                for s, opp in enumerate(frozen):
-                                    sub = sel & (snap_of_table == s)
-                                    if bool(sub.any()):
-                                        actions[sub] = opp.act(engine, rows[sub], obs[sub], mask[sub], sampler)
-                            elif kind == "heuristic":
-                                actions[sel] = heuristic.act(engine, rows[sel], full_obs[sel], mask[sel])
-                            elif kind in fixed:  # they read the full observation, through their own inputs
-                                actions[sel] = fixed[kind].act(engine, rows[sel], full_obs[sel], mask[sel], sampler)
-                            else:  # random, or a snapshot before the first snapshot exists
-                                actions[sel] = random_opponent.act(engine, rows[sel], obs[sel], mask[sel], sampler)
+                    if args.open_deal_coef > 0:  # keep a few moon-alive decisions to play out after the rollout
+                        candidates = torch.nonzero(is_learner & moon_alive(full_obs)).flatten()
+                        take = candidates[torch.randperm(candidates.numel(), generator=sampler)[:per_step]]
+                        for i, (part, a, b) in enumerate(parts):
+                            mine = take[(take >= a) & (take < b)]
+                            if mine.numel():
+                                open_states[i].append(part.state.rows(mine - a))
+                                open_at[i].append(torch.stack([torch.full_like(mine, t), mine]))
+                    pool.act(
+                        engine, ~is_learner, kind_of_table, snap_of_table, obs, full_obs, mask, sampler, out=actions
+                    )
                     act_buf[t] = torch.where(is_learner, sampled, actions)
                     # link this decision to the same seat's previous one at this table
                     prev = last_step[rows, current]
@@ -557,6 +584,21 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                             wins.index_add_(0, kind_of_table[mixed], outcome)
                             games.index_add_(0, kind_of_table[mixed], torch.ones_like(outcome))
 
+            open_s = time.perf_counter()
+            if open_on:  # play every legal action of the kept decisions out on its deal
+                valued_buf.zero_()
+                network.eval()
+                for i, (part, a, _) in enumerate(parts):
+                    if open_at[i]:
+                        at = torch.cat(open_at[i], dim=1)
+                        values, _ = open_deal_values(
+                            part, BatchState.concat(open_states[i]), at[1] - a, continuation(a), score(a), sampler
+                        )
+                        value_buf[at[0], at[1]] = values
+                        valued_buf[at[0], at[1]] = True
+                    open_states[i].clear()
+                    open_at[i].clear()
+            open_s = time.perf_counter() - open_s
             if args.moon_teacher > 0 and args.moon_teacher_hindsight:  # deals still in play: no outcome, no label
                 teach_buf.masked_fill_(torch.arange(T, device=device).unsqueeze(1) >= deal_start.unsqueeze(0), -1)
             learner_decisions += ddp.others(int(learn_buf.sum()))
@@ -568,6 +610,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             b_teach = teach_buf[sample] if args.moon_teacher > 0 else teach_buf[:0, 0]  # teacher labels
             b_logp, b_adv, b_ret, b_val = logp_buf[sample], advantages[sample], returns[sample], val_buf[sample]
             b_oracle = oracle_buf[sample]
+            b_values, b_valued = (value_buf[sample], valued_buf[sample]) if open_on else (None, None)
             # ---- PPO epochs (in a critic warm-up the oracle critic learns alone: the network's gradients are dropped)
             warming_up = update < args.critic_warmup
             network.train()
@@ -581,6 +624,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                 stats["magnet_kl"] = []
             if args.moon_teacher > 0:
                 stats.update(teacher_loss=[], teacher_agreement=[], teacher_share=[])
+            if open_on:
+                stats.update(open_deal_loss=[], open_deal_agreement=[], open_deal_share=[])
             stop = False
             for _ in range(args.update_epochs):
                 order = torch.randperm(b_obs.shape[0], device=device, generator=sampler)[:count]
@@ -619,6 +664,17 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                             stats["teacher_loss"].append(float(teacher_loss.detach()))
                             agreement = greedy_actions(logits.detach(), b_mask[idx][taught]) == teach[taught]
                             stats["teacher_agreement"].append(float(agreement.float().mean()))
+                    if b_values is not None and b_valued is not None:  # all actions, valued on the open deal
+                        valued = b_valued[idx]
+                        stats["open_deal_share"].append(float(valued.float().mean()))
+                        if int(valued.sum()) > 1:
+                            open_loss, agreement = all_actions_loss(
+                                logp_all[valued], b_values[idx][valued], b_mask[idx][valued]
+                            )
+                            # weighed per decision of the minibatch, as the PPO terms are
+                            loss = loss + args.open_deal_coef * open_loss.sum() / idx.numel()
+                            stats["open_deal_loss"].append(float(open_loss.mean().detach()))
+                            stats["open_deal_agreement"].append(float(agreement.mean()))
                     optimizer.zero_grad(set_to_none=True)
                     loss.backward()
                     if warming_up:  # Adam neither moves nor counts the network's steps: the policy stays put
@@ -653,6 +709,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                 samples=count,
                 decisions_per_s=decisions / max(elapsed, 1e-9),
                 rollout_s=rollout_s,
+                **({"open_deal_s": open_s, "open_deal_states": int(valued_buf.sum())} if open_on else {}),
                 update_s=time.perf_counter() - start - rollout_s,
                 explained_variance=explained,
                 learning_rate=optimizer.param_groups[0]["lr"],
@@ -706,10 +763,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             if update % args.checkpoint_every == 0 or update == num_updates:
                 checkpoint()
     finally:  # a bot opponent's worker processes stop with the run, however it ends
-        for opponent in fixed.values():
-            close = getattr(opponent, "close", None)
-            if close is not None:
-                close()
+        pool.close()
         ddp.close()
     progress.close()
     writer.close()

@@ -31,14 +31,22 @@ _CARD_POINTS = OFFSETS["card_points"]
 _TRICK_NUMBER = OFFSETS["trick_number"]
 
 
+def points_by_seat(obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per row of full observations ``(B, OBSERVATION_SIZE)``: the points in each seat's won tricks so far
+    (``(B, 8)``, the mover first, as the heuristic bot counts them) and whether a moon scores in the rules."""
+    values = torch.round(obs[:, _CARD_POINTS : _CARD_POINTS + 52] * 13.0).clamp(min=0)  # the cards' points
+    won = obs[:, _WON : _WON + 8 * 52].view(-1, 8, 52)
+    penalty = obs[:, _RULE["penalty_total"]] * 26.0
+    matters = (obs[:, _RULE["moon_enabled"]] > 0) & (obs[:, _RULE["moon_mode:cancel_deal"]] == 0) & (penalty > 0)
+    return (won * values.unsqueeze(1)).sum(2), matters
+
+
 def moon_threat(obs: torch.Tensor) -> torch.Tensor:
     """Per row of full observations ``(B, OBSERVATION_SIZE)``: whether the seat to move sees a moon
     attempt as the heuristic bot does (see the module docstring)."""
     values = torch.round(obs[:, _CARD_POINTS : _CARD_POINTS + 52] * 13.0).clamp(min=0)  # the cards' points
-    won = obs[:, _WON : _WON + 8 * 52].view(-1, 8, 52)
-    pts = (won * values.unsqueeze(1)).sum(2)  # the points in each seat's won tricks, as the bot counts them
+    pts, matters = points_by_seat(obs)
     penalty = obs[:, _RULE["penalty_total"]] * 26.0
-    matters = (obs[:, _RULE["moon_enabled"]] > 0) & (obs[:, _RULE["moon_mode:cancel_deal"]] == 0) & (penalty > 0)
     holders = pts > 0
     shooter = holders.float().argmax(1)
     alone = (holders.sum(1) == 1) & ~holders[:, 0]
@@ -76,4 +84,4 @@ def drop_calm_labels(
     deal_start[done_rows] = step + 1
 
 
-__all__ = ["drop_calm_labels", "moon_shot", "moon_threat"]
+__all__ = ["drop_calm_labels", "moon_shot", "moon_threat", "points_by_seat"]

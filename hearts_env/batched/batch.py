@@ -15,6 +15,7 @@ It satisfies ``hearts_env.batched.protocols.BatchEngine``, as ``MixedBatchedHear
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
@@ -93,6 +94,20 @@ class BatchedHearts:
         unchanged."""
         self.state, result = self.kernel.transition(self.state, actions, self.generator)
         return result
+
+    def fork(self, state: BatchState, generator: torch.Generator | None = None) -> BatchedHearts:
+        """A new ``BatchedHearts`` of these rules over ``state`` (e.g. ``self.state.rows(index)``, cloned
+        rows to play out), sharing this engine's kernel and tables; its deals after those in ``state`` are
+        shuffled by ``generator`` (a fresh, unseeded one if none)."""
+        fork = copy.copy(self)
+        fork.state = state
+        fork.batch_size = state.batch_size
+        fork.rules_index = torch.zeros(state.batch_size, dtype=torch.int64, device=self.device)
+        if generator is None:
+            generator = torch.Generator(device=self.device)
+            generator.seed()
+        fork.generator = generator
+        return fork
 
     # ---- what the seats see
     @property

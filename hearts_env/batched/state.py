@@ -14,6 +14,7 @@ independent storage).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -87,6 +88,11 @@ class BatchState:
     def rows(self, index: torch.Tensor) -> BatchState:
         """The sub-batch of the rows in ``index`` (a 1-D index tensor)."""
         return BatchState(**{f.name: getattr(self, f.name).index_select(0, index) for f in dataclasses.fields(self)})
+
+    @staticmethod
+    def concat(states: Sequence[BatchState]) -> BatchState:
+        """The rows of ``states`` one after another, in order."""
+        return BatchState(**{name: torch.cat([getattr(s, name) for s in states]) for name in FIELD_NAMES})
 
     def to(self, device: torch.device | str) -> BatchState:
         return BatchState(**{f.name: getattr(self, f.name).to(device) for f in dataclasses.fields(self)})
