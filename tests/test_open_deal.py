@@ -6,8 +6,6 @@ with the term trains on one or several rule sets and resumes bit for bit."""
 from __future__ import annotations
 
 import dataclasses
-import tomllib
-from pathlib import Path
 
 import pytest
 
@@ -19,8 +17,6 @@ from hearts_env.core.rules import Rules  # noqa: E402
 from hearts_env.training import ppo  # noqa: E402
 from hearts_env.training.network import build_network, masked_log_probs, mlp_config  # noqa: E402
 from hearts_env.training.open_deal import all_actions_loss, moon_alive, open_deal_values  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _advance(engine: BatchedHearts, steps: int) -> None:
@@ -125,23 +121,11 @@ def test_the_all_actions_term_moves_the_policy_to_the_best_action_whatever_the_s
 
 
 def _args(tmp_path, **overrides) -> ppo.Args:
-    base = ppo.args_from_dict(
-        {
-            **tomllib.loads((ROOT / "configs/train/smoke.toml").read_text(encoding="utf-8")),
-            "runs_dir": str(tmp_path / "runs"),
-            "run_name": "open",
-            "progress": False,
-            "eval_every": 0,
-            "relative_reward": True,
-            "open_deal_coef": 2.0,
-            "open_deal_states": 128,
-            "total_decisions": 64 * 64 * 2,
-        },
-        "test",
-    )
-    for key, value in overrides.items():
-        setattr(base, key, value)
-    return base
+    """The smoke run of the oracle-critic tests, with the open-deal term instead of the critic."""
+    from test_oracle_critic import _args as smoke_args
+
+    settings = {"oracle_critic": False, "run_name": "open", "relative_reward": True, "open_deal_coef": 2.0}
+    return smoke_args(tmp_path, **{**settings, "open_deal_states": 128, "total_decisions": 64 * 64 * 2, **overrides})
 
 
 def test_the_open_deal_term_needs_the_batched_engine(tmp_path):
@@ -158,15 +142,10 @@ def test_a_run_with_the_term_values_its_decisions_and_trains(tmp_path, more_rule
 
 @pytest.mark.slow
 def test_a_run_with_the_term_resumes_bit_for_bit(tmp_path, monkeypatch):
-    from test_ppo import _crash_then_resume
+    from test_ppo import straight_and_resumed
 
     settings = {"total_decisions": 64 * 64 * 3, "pool": ["snapshot", "moon"], "pool_weights": [1.0, 1.0]}
-    ppo.train(_args(tmp_path / "a", **settings))
-    run_b = _crash_then_resume(_args(tmp_path / "b", **settings), monkeypatch)
-    a = torch.load(tmp_path / "a" / "runs" / "open" / "checkpoint.pt", weights_only=True)
-    b = torch.load(run_b / "checkpoint.pt", weights_only=True)
-    for key, tensor in a["model"].items():
-        assert torch.equal(tensor, b["model"][key]), key
+    straight_and_resumed(_args, tmp_path, monkeypatch, **settings)
 
 
 def test_a_network_scores_every_legal_action_of_a_value_batch():

@@ -145,19 +145,14 @@ def test_a_warm_up_trains_the_critic_and_leaves_the_policy_as_it_was(tmp_path):
 
 @pytest.mark.slow
 def test_an_oracle_run_resumes_bit_for_bit_and_exports_the_policy_alone(tmp_path, monkeypatch):
-    from test_ppo import _crash_then_resume
+    from test_ppo import straight_and_resumed
 
     from hearts_env.bots import make_bot
     from hearts_env.core.rules import Rules
     from hearts_env.training.export import export_checkpoint
 
     settings = {"total_decisions": 64 * 64 * 3, "critic_warmup": 1, "magnet_coef": 0.1}
-    ppo.train(_args(tmp_path / "a", **settings))
-    run_b = _crash_then_resume(_args(tmp_path / "b", **settings), monkeypatch)
-    a = torch.load(tmp_path / "a" / "runs" / "oracle" / "checkpoint.pt", weights_only=True)
-    b = torch.load(run_b / "checkpoint.pt", weights_only=True)
-    for key, tensor in a["model"].items():
-        assert torch.equal(tensor, b["model"][key]), key
+    run_b, a, b = straight_and_resumed(_args, tmp_path, monkeypatch, **settings)
     for key, tensor in a["extra"]["critic"].items():
         assert torch.equal(tensor, b["extra"]["critic"][key]), key
 

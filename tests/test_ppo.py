@@ -70,6 +70,20 @@ def _crash_then_resume(args: ppo.Args, monkeypatch) -> Path:
     return run
 
 
+def straight_and_resumed(make_args, tmp_path: Path, monkeypatch, **settings) -> tuple[Path, dict, dict]:
+    """Train ``make_args(tmp_path / "a", **settings)`` straight through and the same under ``tmp_path / "b"``
+    killed after its second checkpoint and resumed; checks that both end with the same network and returns
+    the resumed run's directory and both final checkpoints."""
+    straight = make_args(tmp_path / "a", **settings)
+    ppo.train(straight)
+    run_b = _crash_then_resume(make_args(tmp_path / "b", **settings), monkeypatch)
+    a = torch.load(Path(straight.runs_dir) / straight.run_name / "checkpoint.pt", weights_only=True)
+    b = torch.load(run_b / "checkpoint.pt", weights_only=True)
+    for key, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][key]), key
+    return run_b, a, b
+
+
 @pytest.mark.slow
 def test_a_short_run_logs_checkpoints_exports_and_the_bot_plays(tmp_path, monkeypatch):
     from hearts_env.bots import make_bot
