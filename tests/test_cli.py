@@ -1018,13 +1018,14 @@ def test_export_goes_to_the_user_models_folder_under_a_short_name(
     """``hearts export`` writes to ``$HEARTS_MODELS_DIR``, else ``$XDG_DATA_HOME/hearts-env/models``, never the
     checkout's shipped models; without ``--name`` the model is ``my-model``, then ``my-model-2``, ..."""
     pytest.importorskip("torch")
-    from hearts_env.training.export import default_models_dir, free_name
+    from hearts_env.nets import user_models_dir
+    from hearts_env.training.export import free_name
 
     monkeypatch.delenv("HEARTS_MODELS_DIR", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    assert default_models_dir() == tmp_path / "data" / "hearts-env" / "models"
+    assert user_models_dir() == tmp_path / "data" / "hearts-env" / "models"
     monkeypatch.setenv("HEARTS_MODELS_DIR", str(tmp_path / "mine"))
-    assert default_models_dir() == tmp_path / "mine"
+    assert user_models_dir() == tmp_path / "mine"
     assert free_name(tmp_path / "mine") == "my-model"
     (tmp_path / "mine" / "my-model").mkdir(parents=True)
     (tmp_path / "mine" / "my-model-2").mkdir()

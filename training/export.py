@@ -295,10 +295,6 @@ def run_training_info(
     return info
 
 
-#: Where ``hearts export`` writes models (the folder a bare model name is also looked up in).
-default_models_dir = user_models_dir
-
-
 #: The default model name of ``hearts export``: the first of ``my-model``, ``my-model-2``, ... that is free.
 DEFAULT_NAME = "my-model"
 
@@ -321,7 +317,7 @@ def export_checkpoint(
     overwrite: bool = False,
 ) -> Path:
     """Export the policy of a training checkpoint (``runs/<run>/checkpoint.pt``) to ``<models_dir>/<name>``
-    (``models_dir`` default: ``default_models_dir()``)."""
+    (``models_dir`` default: ``hearts_env.nets.user_models_dir()``)."""
     if Path(checkpoint).is_dir() and (Path(checkpoint) / "checkpoint.pt").is_file():  # a run directory
         checkpoint = Path(checkpoint) / "checkpoint.pt"
     data = load_checkpoint(checkpoint, restore_rng=False)
@@ -334,7 +330,7 @@ def export_checkpoint(
         evaluation = {k: v for k, v in history[-1].items() if k.startswith("eval/")}
     return export_model(
         network,
-        Path(models_dir if models_dir is not None else default_models_dir()) / name,
+        Path(models_dir if models_dir is not None else user_models_dir()) / name,
         name=name,
         rules=[args["rules"], *args["more_rules"]] if args.get("more_rules") else args["rules"],
         training_info=run_training_info(
@@ -372,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hearts export: {message}", file=sys.stderr)
         return 2
 
-    models_dir = Path(args.models_dir) if args.models_dir else default_models_dir()
+    models_dir = Path(args.models_dir) if args.models_dir else user_models_dir()
     if args.name is None:
         args.name = free_name(models_dir)
     target = models_dir / args.name
