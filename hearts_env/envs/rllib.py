@@ -66,6 +66,16 @@ def seat_of(agent: str) -> int:
     return int(agent.rsplit("_", 1)[1])
 
 
+def _reward_scale(value: Any, rules: Rules, name: str) -> float:
+    """A reward scale setting as a number: ``"auto"`` is 1 / the rules' penalty total; anything but a
+    number raises ``ValueError`` naming the setting."""
+    if value == "auto":
+        return 1.0 / max(1, rules.tables.penalty_total)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name}: a number or 'auto', got {value!r}")
+    return float(value)
+
+
 class LegalActions(spaces.Discrete):
     """``Discrete(68)`` whose ``sample()`` without a mask draws from ``legal`` (the seat's legal set)."""
 
@@ -89,11 +99,7 @@ class HeartsMultiAgentEnv(MultiAgentEnv):
         if unknown:
             raise ValueError(f"env_config: unknown key(s) {', '.join(unknown)}; known: {', '.join(ENV_CONFIG_KEYS)}")
         raw = raw_env(rules=config.get("rules", "standard"), episode=config.get("episode", "deal"))
-        scale = config.get("reward_scale", "auto")
-        if scale == "auto":
-            scale = 1.0 / max(1, raw.rules.tables.penalty_total)
-        elif isinstance(scale, bool) or not isinstance(scale, int | float):
-            raise ValueError(f"env_config reward_scale: a number or 'auto', got {scale!r}")
+        scale = _reward_scale(config.get("reward_scale", "auto"), raw.rules, "env_config reward_scale")
         self._raw = raw_env(
             rules=raw.rules,
             episode=raw.episode,
@@ -102,7 +108,7 @@ class HeartsMultiAgentEnv(MultiAgentEnv):
             final_rank_reward=config.get("final_rank_reward"),
         )
         self.rules = self._raw.rules
-        self.reward_scale = float(scale)
+        self.reward_scale = scale
         options = config.get("reset_options") or {}
         if not isinstance(options, Mapping):
             raise ValueError(f"env_config reset_options: a mapping of reset options, got {options!r}")
@@ -239,13 +245,8 @@ class HeartsRLlibVectorEnv(gymnasium.vector.VectorWrapper):
         if kwargs.get("array_type", "numpy") != "numpy" or "autoreset_mode" in kwargs:
             raise ValueError("HeartsRLlibVectorEnv sets array_type (numpy) and autoreset_mode (next_step) itself")
         loaded = Rules.load(rules)
-        if reward_scale == "auto":
-            reward_scale = 1.0 / max(1, loaded.tables.penalty_total)
-        elif isinstance(reward_scale, bool) or not isinstance(reward_scale, int | float):
-            raise ValueError(f"reward_scale: a number or 'auto', got {reward_scale!r}")
-        inner = HeartsVectorEnv(
-            num_envs, loaded, reward_scale=float(reward_scale), autoreset_mode=AutoresetMode.NEXT_STEP, **kwargs
-        )
+        scale = _reward_scale(reward_scale, loaded, "reward_scale")
+        inner = HeartsVectorEnv(num_envs, loaded, reward_scale=scale, autoreset_mode=AutoresetMode.NEXT_STEP, **kwargs)
         super().__init__(inner)
         self.single_observation_space = observation_space()
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
