@@ -440,7 +440,9 @@ def check_args(args: Args, resume: Path | None = None) -> None:
             "policy); add --oracle-critic true, or set --critic-warmup 0"
         )
     if args.open_deal_coef and args.engine != "batched":
-        raise ConfigError("--open-deal-coef plays decisions out on copies of the batched engine's deals; use --engine batched")
+        raise ConfigError(
+            "--open-deal-coef plays decisions out on copies of the batched engine's deals; use --engine batched"
+        )
     if args.oracle_critic and args.engine != "batched":
         raise ConfigError("--oracle-critic reads the whole deal from the batched engine's state; use --engine batched")
     try:

@@ -278,7 +278,12 @@ class OpponentPool:
     adversaries are built once (``fixed``); the snapshots are rebuilt when ``refresh`` sees them change."""
 
     def __init__(
-        self, kinds: Sequence[str], rules_list: Sequence[Rules], device: torch.device, num_players: int, bot_workers: int
+        self,
+        kinds: Sequence[str],
+        rules_list: Sequence[Rules],
+        device: torch.device,
+        num_players: int,
+        bot_workers: int,
     ) -> None:
         self.kinds = list(kinds)
         self.num_players = num_players

@@ -479,6 +479,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             return final * reward_scale[tables + offset].unsqueeze(1)
 
         return rewards
+
     # PFSP: the learner's recent win rate per kind (kept in the metrics history, so a resumed run continues it)
     win_rate = {kind: float(history[-1].get(f"pool/win/{kind}", 0.5)) if history else 0.5 for kind in kinds}
 
