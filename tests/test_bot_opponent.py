@@ -19,7 +19,7 @@ from test_robustness import _tiny_args, record_pool  # noqa: E402
 
 from hearts_env import Rules  # noqa: E402
 from hearts_env.bots import make_bot  # noqa: E402
-from hearts_env.training import best_response, imitate, ppo  # noqa: E402
+from hearts_env.training import best_response, imitate, opponents, ppo  # noqa: E402
 from hearts_env.training import config as training_config  # noqa: E402
 from hearts_env.training.opponents import BotOpponent, decision_seed, pool_opponent  # noqa: E402
 from hearts_env.training.reference_vec import ReferenceVecHearts  # noqa: E402
@@ -146,11 +146,11 @@ def test_training_against_a_bot_plays_every_opponent_decision_through_it_and_res
         "checkpoint_every": 1,
         "total_decisions": 16 * 64 * 3,
     }
-    real = ppo.pool_opponent
+    real = opponents.pool_opponent
     made = record_pool(monkeypatch)
     final = ppo.train(_tiny_args(tmp_path / "a", **settings))
     assert made[spec].decisions == final["decisions"] - final["learner_decisions"] > 0
-    monkeypatch.setattr(ppo, "pool_opponent", real)
+    monkeypatch.setattr(opponents, "pool_opponent", real)
 
     run_b = _crash_then_resume(_tiny_args(tmp_path / "b", **settings, bot_workers=2), monkeypatch)
     a = torch.load(tmp_path / "a" / "runs" / "tiny" / "checkpoint.pt", weights_only=True)

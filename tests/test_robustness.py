@@ -120,15 +120,16 @@ class _Recording:
 
 
 def record_pool(monkeypatch) -> dict[str, _Recording]:
-    """Make every pool opponent ``ppo.train`` builds a ``_Recording``; the dict fills with them by kind."""
+    """Make every pool opponent ``ppo.train``'s ``OpponentPool`` builds a ``_Recording``; the dict fills with them
+    by kind."""
     made: dict[str, _Recording] = {}
-    real = ppo.pool_opponent
+    real = opponents.pool_opponent
 
     def recording(kind, *a, **kw):
         made[kind] = _Recording(real(kind, *a, **kw))
         return made[kind]
 
-    monkeypatch.setattr(ppo, "pool_opponent", recording)
+    monkeypatch.setattr(opponents, "pool_opponent", recording)
     return made
 
 
