@@ -12,6 +12,11 @@ deal; with ``gamma = 1`` the value of a decision is that seat's expected final r
 whose chain runs past the rollout's end (its deal is not over yet) is left out of the update: it
 has no target yet.
 
+With ``open_deal_coef`` some of the learner's decisions where a moon is still possible are also played out
+after the rollout, every legal action on a copy of the true deal (``training.open_deal``), and an
+all-actions policy term on those values joins PPO's loss; ``oracle_critic`` scores decisions with a
+critic that reads the whole deal (``training.oracle``).
+
 Before the first update a fresh run can imitate the heuristic bot (``imitation_samples``, see
 ``training.imitate``), and ``more_rules`` trains one network on several rule sets at once (the tables
 split evenly between them; evaluations per rule set). The settings are ``training.config.Args``.
