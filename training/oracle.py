@@ -24,21 +24,13 @@ from torch import Tensor, nn
 
 from hearts_env.core.cards import NUM_CARDS
 
+from .engines import engine_parts
+
 #: the state fields read per seat as 52-card bit sets, in the order of ``oracle_state``'s columns
 CARD_FIELDS = ("hands", "passed", "won")
 
 #: points are scaled by this, so one deal's penalty total is about one
 POINT_SCALE = 26.0
-
-
-def _parts(engine: Any) -> list[Any]:
-    """The single-rule-set engines an engine is made of (``MixedBatchedHearts``: its parts in row order)."""
-    parts = getattr(engine, "parts", None)
-    if parts is not None:
-        return list(parts)
-    if not hasattr(engine, "state") or not hasattr(engine.state, "hands"):
-        raise TypeError(f"the oracle critic reads the batched engine's state; {type(engine).__name__} has none")
-    return [engine]
 
 
 def oracle_width(num_players: int) -> int:
@@ -58,7 +50,10 @@ def oracle_state(engine: Any, seat: Tensor) -> Tensor:
     n = int(engine.num_players)
     order = (seat.unsqueeze(1) + torch.arange(n, device=seat.device)) % n
     columns: list[Tensor] = []
-    states = [part.state for part in _parts(engine)]
+    parts = engine_parts(engine)
+    if not parts:
+        raise TypeError(f"the oracle critic reads the batched engine's state; {type(engine).__name__} has none")
+    states = [part.state for part, _, _ in parts]
     for name in CARD_FIELDS:
         columns.append(torch.cat([getattr(s, name) for s in states]).gather(1, order))
     columns.append(torch.cat([s.kitty_mask for s in states]).unsqueeze(1))

@@ -675,7 +675,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                         stats["open_deal_share"].append(float(valued.float().mean()))
                         if int(valued.sum()) > 1:
                             open_loss, agreement = all_actions_loss(
-                                logp_all[valued], b_values[idx][valued], b_mask[idx][valued]
+                                logp_all[valued], b_values[idx[valued]], b_mask[idx[valued]]
                             )
                             # weighed per decision of the minibatch, as the PPO terms are
                             loss = loss + args.open_deal_coef * open_loss.sum() / idx.numel()

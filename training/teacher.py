@@ -31,10 +31,15 @@ _CARD_POINTS = OFFSETS["card_points"]
 _TRICK_NUMBER = OFFSETS["trick_number"]
 
 
+def _card_values(obs: torch.Tensor) -> torch.Tensor:
+    """``(B, 52)``: each card's points under the row's rules (negative ones counted as zero), from the observation."""
+    return torch.round(obs[:, _CARD_POINTS : _CARD_POINTS + 52] * 13.0).clamp(min=0)
+
+
 def points_by_seat(obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Per row of full observations ``(B, OBSERVATION_SIZE)``: the points in each seat's won tricks so far
     (``(B, 8)``, the mover first, as the heuristic bot counts them) and whether a moon scores in the rules."""
-    values = torch.round(obs[:, _CARD_POINTS : _CARD_POINTS + 52] * 13.0).clamp(min=0)  # the cards' points
+    values = _card_values(obs)
     won = obs[:, _WON : _WON + 8 * 52].view(-1, 8, 52)
     penalty = obs[:, _RULE["penalty_total"]] * 26.0
     matters = (obs[:, _RULE["moon_enabled"]] > 0) & (obs[:, _RULE["moon_mode:cancel_deal"]] == 0) & (penalty > 0)
@@ -44,7 +49,7 @@ def points_by_seat(obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 def moon_threat(obs: torch.Tensor) -> torch.Tensor:
     """Per row of full observations ``(B, OBSERVATION_SIZE)``: whether the seat to move sees a moon
     attempt as the heuristic bot does (see the module docstring)."""
-    values = torch.round(obs[:, _CARD_POINTS : _CARD_POINTS + 52] * 13.0).clamp(min=0)  # the cards' points
+    values = _card_values(obs)
     pts, matters = points_by_seat(obs)
     penalty = obs[:, _RULE["penalty_total"]] * 26.0
     holders = pts > 0
