@@ -163,8 +163,7 @@ class BenchReport:
             lines.append(
                 f"Exploitability, {e['adversary']}: it shoots in {e['moon_share_conceded']:.1%} of its deals against "
                 f"the policy ({e['moon_share_against_heuristic']:.1%} against 3 heuristic); its gain against the "
-                f"policy less "
-                f"against 3 heuristic: {g['mean']:+.2f} {_ci(g['ci95'], True)}"
+                f"policy less against 3 heuristic: {g['mean']:+.2f} {_ci(g['ci95'], True)}"
             )
         if self.learned is not None:
             lines.append(f"Learned best response: {self.learned.get('summary', self.learned)}")
