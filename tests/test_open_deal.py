@@ -1,7 +1,8 @@
 """Open-deal action values: each legal action played out on a copy of the true deal gives exactly what
 playing it at the table would; the all-actions term pushes the policy toward the best-valued action and
-does not care about the rewards' scale; the moon-alive test reads the engine's own point count; a run
-with the term trains on one or several rule sets and resumes bit for bit."""
+does not care about the rewards' scale; the moon-alive test reads the engine's own point count; the
+draw keeps to the learner's decisions, moon-alive ones first; a run with the term trains on one or
+several rule sets, values ordinary decisions when asked, and resumes bit for bit."""
 
 from __future__ import annotations
 
@@ -16,7 +17,12 @@ from hearts_env.batched.state import BatchState  # noqa: E402
 from hearts_env.core.rules import Rules  # noqa: E402
 from hearts_env.training import ppo  # noqa: E402
 from hearts_env.training.network import build_network, masked_log_probs, mlp_config  # noqa: E402
-from hearts_env.training.open_deal import all_actions_loss, moon_alive, open_deal_values  # noqa: E402
+from hearts_env.training.open_deal import (  # noqa: E402
+    all_actions_loss,
+    moon_alive,
+    open_deal_values,
+    pick_decisions,
+)
 
 
 def _advance(engine: BatchedHearts, steps: int) -> None:
@@ -140,11 +146,38 @@ def test_a_run_with_the_term_values_its_decisions_and_trains(tmp_path, more_rule
     assert 0.0 <= final["open_deal_agreement"] <= 1.0 and final["open_deal_s"] > 0
 
 
+def test_the_draw_takes_moon_alive_decisions_first_then_any_of_the_learners():
+    learner = torch.tensor([True, True, False, True, True, False, True, True])
+    alive = torch.tensor([False, True, True, False, True, False, False, True])
+    generator = torch.Generator().manual_seed(3)
+    for per_alive, per_any in [(0, 0), (2, 0), (5, 0), (1, 2), (0, 3), (3, 9)]:
+        take = pick_decisions(learner, alive, per_alive, per_any, generator).tolist()
+        assert len(set(take)) == len(take) and all(learner[r] for r in take)  # no row twice, the learner's only
+        first = min(per_alive, 3)  # three of the learner's six decisions are moon-alive
+        assert all(alive[r] for r in take[:first]) and len(take) == first + min(per_any, 6 - first)
+
+
+def test_a_run_without_moons_values_ordinary_decisions_only_when_asked(tmp_path):
+    """Under rules without a moon no decision is moon-alive: only the draw of any decisions finds some."""
+    no_moon = tmp_path / "no_moon.toml"
+    no_moon.write_text('preset = "standard"\nmoon_enabled = false\n', encoding="utf-8")
+    settings = {"rules": str(no_moon), "pool": ["heuristic"], "pool_weights": [1.0]}
+    assert ppo.train(_args(tmp_path, run_name="alive", **settings))["open_deal_states"] == 0
+    final = ppo.train(_args(tmp_path, run_name="any", open_deal_anywhere=0.5, **settings))
+    assert final["open_deal_states"] > 0 and final["open_deal_share"] > 0
+
+
+def test_the_share_of_any_decisions_is_a_fraction(tmp_path):
+    with pytest.raises(ppo.ConfigError, match="--open-deal-anywhere"):
+        ppo.train(_args(tmp_path, open_deal_anywhere=1.5))
+
+
 @pytest.mark.slow
 def test_a_run_with_the_term_resumes_bit_for_bit(tmp_path, monkeypatch):
     from test_ppo import straight_and_resumed
 
     settings = {"total_decisions": 64 * 64 * 3, "pool": ["snapshot", "moon"], "pool_weights": [1.0, 1.0]}
+    settings["open_deal_anywhere"] = 0.25
     straight_and_resumed(_args, tmp_path, monkeypatch, **settings)
 
 

@@ -169,6 +169,9 @@ class Args:
     legal action played out on the true deal by the run's own policies (hearts_env.training.open_deal; 0: off)"""
     open_deal_states: int = 1024
     """decisions per update given open-deal values (drawn among the learner's moon-alive decisions)"""
+    open_deal_anywhere: float = 0.0
+    """share of those decisions drawn among all the learner's decisions, passes included, rather than the
+    moon-alive ones: the same per-action values then teach ordinary play as well"""
     exploiter_fraction: float = 0.0
     """share of the other tables turned around: the pool's opponent sits alone among copies of the learner (as an
     exploiter meets a model; where moon defence is learned)"""
@@ -417,7 +420,7 @@ def check_args(args: Args, resume: Path | None = None) -> None:
     for name in _AT_LEAST_ZERO:
         if getattr(args, name) < 0:
             raise ConfigError(f"{flag(name)} must be at least 0, got {getattr(args, name)}")
-    for name in ("selfplay_fraction", "imitation_dagger", "exploiter_fraction"):
+    for name in ("selfplay_fraction", "imitation_dagger", "exploiter_fraction", "open_deal_anywhere"):
         if not 0.0 <= getattr(args, name) <= 1.0:
             raise ConfigError(f"{flag(name)} is a share between 0 and 1, got {getattr(args, name)}")
     loaded = load_rules(args)

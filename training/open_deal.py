@@ -12,8 +12,9 @@ without its strategy fusion: the continuation never looks at hidden cards.
 
 ``open_deal_values`` plays the copies out; ``all_actions_loss`` turns the values into the policy term
 ``-sum_a pi(a) A(a)`` (the all-actions policy gradient, its advantages centred over the legal actions
-and scaled to unit spread), which PPO adds beside its own loss. ``moon_alive`` picks the decisions:
-the play of a deal in which exactly one seat has taken points so far.
+and scaled to unit spread), which PPO adds beside its own loss. ``pick_decisions`` draws the decisions:
+mostly ``moon_alive`` ones (the play of a deal in which exactly one seat has taken points so far), and
+optionally some of any kind (passes and ordinary play), where the same values teach plain card play.
 """
 
 from __future__ import annotations
@@ -41,6 +42,26 @@ def moon_alive(obs: Tensor) -> Tensor:
     break one."""
     points, matters = points_by_seat(obs)
     return matters & ((points > 0).sum(1) == 1)
+
+
+def pick_decisions(
+    learner: Tensor, alive: Tensor, per_alive: int, per_any: int, generator: torch.Generator | None = None
+) -> Tensor:
+    """The rows of one rollout step to play out: up to ``per_alive`` drawn among the learner's decisions
+    where ``alive`` (a moon still possible), then up to ``per_any`` among the learner's decisions not drawn
+    yet, of any kind (both ``(B,)`` bool masks); no row twice."""
+    first = _draw(learner & alive, per_alive, generator)
+    if per_any <= 0:
+        return first
+    rest = learner.clone()
+    rest[first] = False
+    return torch.cat([first, _draw(rest, per_any, generator)])
+
+
+def _draw(flags: Tensor, count: int, generator: torch.Generator | None) -> Tensor:
+    """Up to ``count`` of the rows where ``flags``, drawn uniformly without replacement."""
+    candidates = torch.nonzero(flags).flatten()
+    return candidates[torch.randperm(candidates.numel(), generator=generator, device=flags.device)[:count]]
 
 
 @torch.no_grad()
@@ -92,4 +113,4 @@ def all_actions_loss(logp: Tensor, values: Tensor, legal: Tensor) -> tuple[Tenso
     return loss, (values.gather(1, likeliest.unsqueeze(1)).squeeze(1) >= best).float()
 
 
-__all__ = ["Continuation", "Score", "all_actions_loss", "moon_alive", "open_deal_values"]
+__all__ = ["Continuation", "Score", "all_actions_loss", "moon_alive", "open_deal_values", "pick_decisions"]

@@ -12,10 +12,11 @@ deal; with ``gamma = 1`` the value of a decision is that seat's expected final r
 whose chain runs past the rollout's end (its deal is not over yet) is left out of the update: it
 has no target yet.
 
-With ``open_deal_coef`` some of the learner's decisions where a moon is still possible are also played out
-after the rollout, every legal action on a copy of the true deal (``training.open_deal``), and an
-all-actions policy term on those values joins PPO's loss; ``oracle_critic`` scores decisions with a
-critic that reads the whole deal (``training.oracle``).
+With ``open_deal_coef`` some of the learner's decisions where a moon is still possible (and, with
+``open_deal_anywhere``, some of any kind) are also played out after the rollout, every legal action on
+a copy of the true deal (``training.open_deal``), and an all-actions policy term on those values joins
+PPO's loss; ``oracle_critic`` scores decisions with a critic that reads the whole deal
+(``training.oracle``).
 
 Before the first update a fresh run can imitate the heuristic bot (``imitation_samples``, see
 ``training.imitate``), and ``more_rules`` trains one network on several rule sets at once (the tables
@@ -62,7 +63,7 @@ from .distributed import setup as setup_distributed
 from .engines import engine_generators, engine_parts, make_engine, reward_scales
 from .export import export_model, run_training_info
 from .network import build_network, greedy_actions, masked_log_probs, policy_terms, sample_actions
-from .open_deal import Continuation, Score, all_actions_loss, moon_alive, open_deal_values
+from .open_deal import Continuation, Score, all_actions_loss, moon_alive, open_deal_values, pick_decisions
 from .opponents import OpponentPool, RandomOpponent, pool_opponent
 from .oracle import OracleCritic, magnet_kl, oracle_state, oracle_width
 from .plotting import Progress, plot_learning_curve
@@ -437,7 +438,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
     open_on = args.open_deal_coef > 0
     value_buf = torch.zeros(T if open_on else 0, B, 68, device=device)
     valued_buf = torch.zeros(T if open_on else 0, B, dtype=torch.bool, device=device)
-    per_step = math.ceil(args.open_deal_states / T)
+    per_alive = math.ceil(args.open_deal_states * (1 - args.open_deal_anywhere) / T)  # per rollout step
+    per_any = math.ceil(args.open_deal_states * args.open_deal_anywhere / T)
     # the policy the magnet term pulls toward: the latest snapshot (the starting weights before the first)
     magnet = build_network(network.config, n).to(device) if args.magnet_coef > 0 else None
     if magnet is not None:
@@ -546,9 +548,8 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
                         teach_buf[t] = -1
                         if bool(taught.any()):
                             teach_buf[t, taught] = engine.heuristic_actions(rows[taught])
-                    if args.open_deal_coef > 0:  # keep a few moon-alive decisions to play out after the rollout
-                        candidates = torch.nonzero(is_learner & moon_alive(full_obs)).flatten()
-                        take = candidates[torch.randperm(candidates.numel(), generator=sampler)[:per_step]]
+                    if args.open_deal_coef > 0:  # keep a few decisions (moon-alive ones first) to play out later
+                        take = pick_decisions(is_learner, moon_alive(full_obs), per_alive, per_any, sampler)
                         for i, (part, a, b) in enumerate(parts):
                             mine = take[(take >= a) & (take < b)]
                             if mine.numel():
