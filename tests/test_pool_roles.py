@@ -1,5 +1,5 @@
-"""Seat roles of the training pool: turned-around tables (the opponent alone among learners) and the
-prioritised draw (PFSP), in real tiny runs."""
+"""Seat roles of the training pool: turned-around tables (the opponent alone among learners, on a share
+of the tables or always for the kinds named alone) and the prioritised draw (PFSP), in real tiny runs."""
 
 from __future__ import annotations
 
@@ -32,6 +32,21 @@ def test_turned_around_tables_give_the_learner_every_seat_but_one(tmp_path) -> N
     assert share == pytest.approx(0.75, abs=0.03)  # three learner seats of four, every table
     solo = _run(tmp_path / "solo", pool=["moon"], pool_weights=[1.0])
     assert solo[-1]["learner_decisions"] / solo[-1]["decisions"] == pytest.approx(0.25, abs=0.03)
+
+
+def test_alone_kinds_always_sit_alone_and_the_rest_keep_the_learner_alone(tmp_path) -> None:
+    """Seekers named alone sit among three learners on every table; the heuristic tables stay as they were."""
+    history = _run(tmp_path, pool=["moon", "heuristic"], pool_weights=[0.5, 0.5], alone_kinds=["moon"])
+    share = history[-1]["learner_decisions"] / history[-1]["decisions"]
+    assert share == pytest.approx(0.5 * 0.75 + 0.5 * 0.25, abs=0.06)
+    only = _run(tmp_path / "only", pool=["moon", "heuristic"], pool_weights=[1.0, 0.0], alone_kinds=["moon"])
+    assert only[-1]["learner_decisions"] / only[-1]["decisions"] == pytest.approx(0.75, abs=0.03)
+
+
+def test_an_alone_kind_outside_the_pool_is_refused(tmp_path) -> None:
+    args = config.Args(runs_dir=str(tmp_path), pool=["heuristic"], pool_weights=[1.0], alone_kinds=["moon"])
+    with pytest.raises(config.ConfigError, match="--alone-kinds: moon"):
+        config.check_args(args)
 
 
 def test_the_prioritised_draw_leans_toward_the_kind_the_learner_loses_to(tmp_path) -> None:

@@ -175,6 +175,9 @@ class Args:
     exploiter_fraction: float = 0.0
     """share of the other tables turned around: the pool's opponent sits alone among copies of the learner (as an
     exploiter meets a model; where moon defence is learned)"""
+    alone_kinds: list[str] = field(default_factory=list)
+    """pool kinds that always sit alone among copies of the learner, as the exploitability suite seats them
+    (the moon seekers: a table of three seekers teaches a defence no real table asks for)"""
     pool_priority: float = 0.0
     """prioritise the pool toward what the learner loses to (PFSP): a kind's weight is multiplied by
     (1 - win rate)^pool_priority, win rates tracked per kind over recent rollouts (0: the fixed weights)"""
@@ -469,6 +472,9 @@ def check_args(args: Args, resume: Path | None = None) -> None:
             f"--eval-adversaries: unknown adversary {', '.join(unknown)}; "
             f"use {', '.join(sorted(scripted_adversaries()))}"
         )
+    stray = [kind for kind in args.alone_kinds if kind not in args.pool]
+    if stray:
+        raise ConfigError(f"--alone-kinds: {', '.join(stray)} is not in --pool {args.pool}")
     if len(args.pool_weights) != len(args.pool) or sum(args.pool_weights) <= 0 or min(args.pool_weights) < 0:
         raise ConfigError(
             f"--pool-weights {args.pool_weights}: give one weight >= 0 per pool kind {args.pool}, not all zero"

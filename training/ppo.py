@@ -451,6 +451,7 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
         [r.tables.moon_value if r.moon_enabled else 10**9 for r in engine.rules_list], device=device
     )[engine.rules_index]
     kinds = list(args.pool)
+    alone_kind = torch.tensor([kind in args.alone_kinds for kind in kinds], device=device)
     weights = np.asarray(args.pool_weights, dtype=float)
     weights = weights / weights.sum()  # check_args: one weight >= 0 per kind, not all zero
     # frozen exported models (model:<path>) and scripted adversaries (moon, ...) are built once, fixed all run
@@ -505,8 +506,9 @@ def train(args: Args, resume: Path | None = None, overwrite: bool = False) -> di
             draw = weights if args.pool_priority == 0 else prioritised(weights, kinds, win_rate, args.pool_priority)
             kind_of_table = torch.as_tensor(table_rng.choice(len(kinds), size=B, p=draw), device=device)
             snap_of_table = torch.as_tensor(table_rng.integers(0, max(1, len(snapshots)), B), device=device)
-            if args.exploiter_fraction > 0:  # turned-around tables: the opponent alone among learners
+            if args.exploiter_fraction > 0 or args.alone_kinds:  # turned around: the opponent alone among learners
                 lone = ~selfplay & torch.as_tensor(table_rng.random(B) < args.exploiter_fraction, device=device)
+                lone |= ~selfplay & alone_kind[kind_of_table]
                 learner[lone] = True
                 learner[rows[lone], torch.as_tensor(table_rng.integers(0, n, B), device=device)[lone]] = False
             wins = torch.zeros(len(kinds), device=device)  # learner results per pool kind in this rollout
