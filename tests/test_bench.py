@@ -106,14 +106,15 @@ def test_panel_bots_missing_for_the_rules_are_reported_not_played(monkeypatch: p
 
 def test_leaderboard_lists_every_shipped_bot_once() -> None:
     from hearts_env.bots import ROSTER
+    from hearts_env.bots.roster import NET
     from hearts_env.nets.store import shipped_models
 
     bots = bench_module.leaderboard_bots()
     assert bots[:5] == ["random", "heuristic", "pimc", "net", "strongest"]
     assert set(bots) <= set(ROSTER) | set(shipped_models())
-    assert "ppo-tuned" not in bots  # it is `net` on the standard rules
+    assert NET["standard"] not in bots  # it is `net` on the standard rules
     assert "guard-shoot" not in bots  # it is `strongest` on the standard rules
-    assert set(shipped_models()) - {"ppo-tuned"} <= set(bots)
+    assert set(shipped_models()) - {NET["standard"]} <= set(bots)
 
 
 def test_leaderboard_command_prints_the_table(

@@ -36,7 +36,7 @@ ROSTER_PRESETS = ("standard", "microsoft", "omnibus")
 OTHER_RULES = "other"
 
 #: The best shipped bare network per preset: ``net``'s row.
-NET = {"standard": "ppo-tuned", "microsoft": "ppo-mixed-tuned", "omnibus": "ppo-mixed-tuned"}
+NET = {"standard": "ppo-open-deal", "microsoft": "ppo-mixed-tuned", "omnibus": "ppo-mixed-tuned"}
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ ROSTER: dict[str, RosterEntry] = {
         ),
         RosterEntry(
             "guard-wait",
-            "net under the moon guard that waits for a seeker",
+            "the tuned network under the moon guard that waits for a seeker",
             _on_mixed(f"guard:base=ppo-tuned,{WAITING_OPTIONS}", f"guard:base=ppo-mixed-tuned,{WAITING_OPTIONS}"),
             main=False,
         ),
@@ -112,7 +112,7 @@ ROSTER: dict[str, RosterEntry] = {
         ),
         RosterEntry(
             "pimc-net",
-            "pimc with net as its prior",
+            "pimc with the tuned network as its prior",
             _on_mixed("pimc:prior=ppo-tuned", "pimc:prior=ppo-mixed-tuned"),
             main=False,
         ),
