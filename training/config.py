@@ -168,7 +168,8 @@ class Args:
     """weight of the all-actions term on open-deal values: at decisions where a moon is still possible, every
     legal action played out on the true deal by the run's own policies (hearts_env.training.open_deal; 0: off)"""
     open_deal_states: int = 1024
-    """decisions per update given open-deal values (drawn among the learner's moon-alive decisions)"""
+    """decisions per update given open-deal values (drawn among the learner's moon-alive decisions, but for the
+    share open_deal_anywhere)"""
     open_deal_anywhere: float = 0.0
     """share of those decisions drawn among all the learner's decisions, passes included, rather than the
     moon-alive ones: the same per-action values then teach ordinary play as well"""
